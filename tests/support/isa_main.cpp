@@ -1,5 +1,6 @@
 // Main for tests built for one instruction set (CPUTRAIN_TEST_ISA): on a CPU without it, say so and exit 77,
 // which CTest reports as skipped, instead of dying of SIGILL.
+#define CATCH_CONFIG_CONSOLE_WIDTH 400
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
