@@ -18,9 +18,9 @@ struct standard {
     if (bytes == 0) return nullptr;
     return ::operator new(bytes, std::align_val_t{alignment});
   }
-  static void deallocate_bytes(void* p, std::size_t bytes) noexcept {
-    if (p == nullptr) return;
-    ::operator delete(p, bytes, std::align_val_t{alignment});
+  static void deallocate_bytes(void* p, std::size_t /*bytes*/) noexcept {
+    // The unsized form: Clang enables sized deallocation only with -fsized-deallocation.
+    if (p != nullptr) ::operator delete(p, std::align_val_t{alignment});
   }
 };
 static_assert(allocator_policy<standard>);

@@ -1,0 +1,57 @@
+// cputrain::parallel::single — one process on one machine, using every NUMA node it is allowed to run on (one
+// tbb::task_arena per node). Needs no MPI at run time: its communicator is the world of one, where a sum over
+// ranks is the buffer itself.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <unistd.h>
+
+#include "cputrain/core/error.hpp"
+#include "cputrain/dist/process_layout.hpp"
+#include "cputrain/dist/thread_plan.hpp"
+#include "cputrain/dist/topology.hpp"
+#include "cputrain/policy/parallel/parallel_policy.hpp"
+
+namespace cputrain::parallel {
+
+struct single {
+  static constexpr std::string_view name = "single";
+  static constexpr bool uses_mpi = false;
+  static constexpr bool spans_nodes = false;
+
+  /// The communicator of a world of one process.
+  class communicator {
+   public:
+    [[nodiscard]] int rank() const noexcept { return 0; }
+    [[nodiscard]] int size() const noexcept { return 1; }
+    void all_reduce_sum(std::span<float>) const noexcept {}
+    void broadcast(std::span<float>, int root) const {
+      if (root != 0) {
+        throw usage_error("cputrain::parallel::single::communicator::broadcast: root " + std::to_string(root) +
+                          " does not exist in a world of one process (the only rank is 0)");
+      }
+    }
+    void barrier() const noexcept {}
+  };
+
+  /// This process is rank 0 of 1 and trains on every node of `topo`, threads as plan_threads decides.
+  [[nodiscard]] static process_layout discover(const topology& topo, const thread_request& request) {
+    process_layout layout;
+    layout.host = host_name();
+    layout.nodes = topo;
+    layout.threads = plan_threads(topo, request);
+    return layout;
+  }
+
+  [[nodiscard]] static std::string host_name() {
+    char buffer[256] = {};
+    if (::gethostname(buffer, sizeof buffer - 1) != 0) return "unknown-host";
+    return buffer;
+  }
+};
+static_assert(parallel_policy<single>);
+
+}  // namespace cputrain::parallel
