@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages cputrain needs, only those missing (idempotent), as root or through sudo.
+#   scripts/install-deps.sh            what building and running the library and its programs needs
+#   scripts/install-deps.sh --test     plus what the test suite needs (Catch2, Clang, Google Benchmark)
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libeigen3-dev libtbb-dev libboost-mpi-dev libboost-program-options-dev libboost-serialization-dev
+  openmpi-bin libopenmpi-dev libhwloc-dev hwloc-nox numactl nlohmann-json3-dev libutf8proc-dev libopenblas-dev
+)
+case "${1:-}" in
+  --test) packages+=(catch2 clang libbenchmark-dev git) ;;
+  "") ;;
+  *) echo "usage: $0 [--test]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${packages[@]}"; do
+  if [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" != "install ok installed" ]]; then
+    missing+=("$p")
+  fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if ! command -v apt-get >/dev/null; then
+  echo "install-deps: missing packages (${missing[*]}) and no apt-get: this script is for Debian 12;" \
+       "install the equivalents by hand (see docs/build.md)" >&2
+  exit 1
+fi
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null; then sudo=(sudo); else
+    echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1
+  fi
+fi
+echo "install-deps: installing ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
