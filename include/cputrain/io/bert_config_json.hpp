@@ -1,0 +1,244 @@
+// Hugging Face config.json <-> cputrain::nn::bert_config.
+//
+//   read_bert_config(path)          reads a BERT config.json as transformers writes it
+//   write_bert_config(config, path) writes one that transformers' from_pretrained loads, atomically
+//
+// Reading follows BertConfig's own rules: keys it does not know are ignored (architectures, transformers_version,
+// torch_dtype, ...) and missing keys keep their defaults. What would make cputrain silently run a different model
+// is refused instead: a "model_type" other than "bert", a "position_embedding_type" other than "absolute", a
+// decoder ("is_decoder" / "add_cross_attention" true). A value of the wrong JSON type ("768", 768.5, true for an
+// int) throws io_error naming the file, the key and the value; the values are then checked by
+// bert_config::validate(), whose usage_error comes back as an io_error prefixed with the file name, since the
+// mistake is in the file, not in the calling code.
+//
+// Writing produces what transformers' save_pretrained produces: JSON with 2-space indentation, keys sorted, and a
+// final newline; floats are written as the shortest decimal that reads back as the same float (0.1, 1e-12).
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/core/error.hpp"
+#include "cputrain/io/atomic_file.hpp"
+#include "cputrain/io/io_error.hpp"
+#include "cputrain/nn/bert_config.hpp"
+
+namespace cputrain::io {
+
+namespace detail {
+
+[[noreturn]] inline void throw_config_errno(const std::filesystem::path& path, const char* what, int err) {
+  throw io_error(path.string() + ": " + what + ": " + std::strerror(err));
+}
+
+/// The whole file, or io_error naming it and the system's reason.
+inline std::string read_config_text(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    throw_config_errno(path, "cannot open", err);
+  }
+  struct fd_closer {
+    int fd;
+    ~fd_closer() { ::close(fd); }
+  } closer{fd};
+  struct ::stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    throw_config_errno(path, "cannot stat", err);
+  }
+  // Reading a directory fails only at read() with EISDIR; saying it up front is clearer.
+  if (S_ISDIR(st.st_mode)) throw io_error(path.string() + ": is a directory, not a file");
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ::ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      throw_config_errno(path, "cannot read", err);
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+inline std::string config_value_text(const nlohmann::json& value) {
+  std::string s = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > 80) s = s.substr(0, 77) + "...";
+  return s;
+}
+
+/// The float as the double with the same shortest decimal, so nlohmann writes 0.1 rather than the exact value
+/// of 0.1f (0.10000000149011612), as Python does for the same number.
+inline double config_float(float value) {
+  char buffer[64];
+  const auto written = std::to_chars(buffer, buffer + sizeof buffer, value);
+  double out = static_cast<double>(value);
+  if (written.ec == std::errc()) (void)std::from_chars(buffer, written.ptr, out);
+  return out;
+}
+
+class bert_config_reader {
+ public:
+  bert_config_reader(const std::filesystem::path& path, const nlohmann::json& json) : path_(path), json_(json) {}
+
+  [[noreturn]] void fail(const std::string& problem) const { throw io_error(path_.string() + ": " + problem); }
+
+  [[noreturn]] void bad_type(const char* key, const nlohmann::json& value, const char* wanted) const {
+    fail("\"" + std::string(key) + "\" is " + config_value_text(value) + ", but must be " + wanted);
+  }
+
+  void read(const char* key, int& field) const {
+    const auto it = json_.find(key);
+    if (it == json_.end()) return;
+    // A JSON 768.0 is a float to Python too, and BertConfig would then build layers of size 768.0 and fail later:
+    // integers must be written as integers.
+    if (it->is_number_unsigned()) {
+      const auto v = it->get<std::uint64_t>();
+      if (v > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) bad_type(key, *it, "a 32-bit int");
+      field = static_cast<int>(v);
+    } else if (it->is_number_integer()) {
+      const auto v = it->get<std::int64_t>();
+      if (v < std::numeric_limits<int>::min()) bad_type(key, *it, "a 32-bit int");
+      field = static_cast<int>(v);
+    } else {
+      bad_type(key, *it, "an integer");
+    }
+  }
+
+  void read(const char* key, float& field) const {
+    const auto it = json_.find(key);
+    if (it == json_.end()) return;
+    if (!it->is_number()) bad_type(key, *it, "a number");
+    const double value = it->get<double>();
+    // Converting a double beyond float's range is undefined behaviour; as infinity, validate() names it.
+    constexpr double largest = std::numeric_limits<float>::max();
+    if (value > largest || value < -largest) {
+      field = value > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+    } else {
+      field = static_cast<float>(value);
+    }
+  }
+
+  void read(const char* key, std::string& field) const {
+    const auto it = json_.find(key);
+    if (it == json_.end()) return;
+    if (!it->is_string()) bad_type(key, *it, "a string");
+    field = it->get<std::string>();
+  }
+
+  /// A key that cputrain does not store but that must have one particular value (or be absent).
+  void require_string(const char* key, std::string_view expected, const std::string& why) const {
+    const auto it = json_.find(key);
+    if (it == json_.end()) return;
+    if (!it->is_string()) bad_type(key, *it, "a string");
+    if (it->get_ref<const std::string&>() != expected) {
+      fail("\"" + std::string(key) + "\" is " + config_value_text(*it) + ", but " + why);
+    }
+  }
+
+  void require_not_true(const char* key, const std::string& why) const {
+    const auto it = json_.find(key);
+    if (it != json_.end() && it->is_boolean() && it->get<bool>()) {
+      fail("\"" + std::string(key) + "\" is true, but " + why);
+    }
+  }
+
+ private:
+  const std::filesystem::path& path_;
+  const nlohmann::json& json_;
+};
+
+}  // namespace detail
+
+/// Reads a Hugging Face BERT config.json (see the header comment for what is accepted). Throws io_error.
+[[nodiscard]] inline nn::bert_config read_bert_config(const std::filesystem::path& config_json) {
+  const std::string text = detail::read_config_text(config_json);
+  // nlohmann would stop at a NUL byte as if the input ended there; JSON text cannot contain one.
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    throw io_error(config_json.string() + ": not valid JSON: a NUL byte at offset " + std::to_string(nul));
+  }
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw io_error(config_json.string() + ": not valid JSON: " + e.what());
+  }
+  if (!json.is_object()) {
+    throw io_error(config_json.string() + ": the top level is " + std::string(json.type_name()) +
+                   ", not a JSON object");
+  }
+  const detail::bert_config_reader reader(config_json, json);
+  reader.require_string("model_type", "bert", "cputrain reads BERT models only (model_type \"bert\")");
+  reader.require_string("position_embedding_type", "absolute", "cputrain implements absolute position embeddings only");
+  reader.require_not_true("is_decoder", "cputrain implements the BERT encoder only");
+  reader.require_not_true("add_cross_attention", "cputrain implements the BERT encoder only");
+
+  nn::bert_config config;
+  reader.read("vocab_size", config.vocab_size);
+  reader.read("hidden_size", config.hidden_size);
+  reader.read("num_hidden_layers", config.num_hidden_layers);
+  reader.read("num_attention_heads", config.num_attention_heads);
+  reader.read("intermediate_size", config.intermediate_size);
+  reader.read("max_position_embeddings", config.max_position_embeddings);
+  reader.read("type_vocab_size", config.type_vocab_size);
+  reader.read("layer_norm_eps", config.layer_norm_eps);
+  reader.read("hidden_dropout_prob", config.hidden_dropout_prob);
+  reader.read("attention_probs_dropout_prob", config.attention_probs_dropout_prob);
+  reader.read("initializer_range", config.initializer_range);
+  reader.read("pad_token_id", config.pad_token_id);
+  reader.read("hidden_act", config.hidden_act);
+  try {
+    config.validate();
+  } catch (const usage_error& e) {
+    throw io_error(config_json.string() + ": " + e.what());
+  }
+  return config;
+}
+
+/// Writes `config` as a config.json that transformers loads (architectures = [architecture], model_type "bert",
+/// absolute position embeddings), atomically. usage_error if the config does not validate; io_error on failure
+/// to write.
+inline void write_bert_config(const nn::bert_config& config, const std::filesystem::path& path,
+                              std::string_view architecture = "BertForQuestionAnswering") {
+  config.validate();
+  // nlohmann::json keeps object keys sorted, which gives the sort_keys=True order save_pretrained uses.
+  nlohmann::json json = {
+      {"architectures", nlohmann::json::array({std::string(architecture)})},
+      {"attention_probs_dropout_prob", detail::config_float(config.attention_probs_dropout_prob)},
+      {"classifier_dropout", nullptr},
+      {"hidden_act", config.hidden_act},
+      {"hidden_dropout_prob", detail::config_float(config.hidden_dropout_prob)},
+      {"hidden_size", config.hidden_size},
+      {"initializer_range", detail::config_float(config.initializer_range)},
+      {"intermediate_size", config.intermediate_size},
+      {"layer_norm_eps", detail::config_float(config.layer_norm_eps)},
+      {"max_position_embeddings", config.max_position_embeddings},
+      {"model_type", "bert"},
+      {"num_attention_heads", config.num_attention_heads},
+      {"num_hidden_layers", config.num_hidden_layers},
+      {"pad_token_id", config.pad_token_id},
+      {"position_embedding_type", "absolute"},
+      {"type_vocab_size", config.type_vocab_size},
+      {"use_cache", true},
+      {"vocab_size", config.vocab_size},
+  };
+  write_file_atomically(path, json.dump(2) + "\n");
+}
+
+}  // namespace cputrain::io

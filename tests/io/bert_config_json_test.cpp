@@ -1,0 +1,268 @@
+// Tests for include/cputrain/io/bert_config_json.hpp: the real bert-base-uncased config.json, a round trip,
+// missing keys taking defaults, the exact text written (HF's indent=2, sort_keys=True), and each bad key, bad
+// value and unreadable file throwing io_error naming the file, the key and the value.
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cputrain/io/bert_config_json.hpp"
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using cputrain::usage_error;
+using cputrain::io::io_error;
+using cputrain::io::read_bert_config;
+using cputrain::io::write_bert_config;
+using cputrain::nn::bert_config;
+
+namespace {
+
+class temp_dir {
+ public:
+  temp_dir() {
+    std::string pattern = (fs::temp_directory_path() / "cputrain-config-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+fs::path put(const temp_dir& dir, const std::string& text, const std::string& name = "config.json") {
+  const fs::path p = dir.path() / name;
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+  return p;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string read_error(const temp_dir& dir, const std::string& text) {
+  const fs::path p = put(dir, text);
+  try {
+    (void)read_bert_config(p);
+  } catch (const io_error& e) {
+    return e.what();
+  }
+  return "<read_bert_config did not throw>";
+}
+
+// bert-base-uncased's config.json as published on the Hugging Face hub.
+const char* const bert_base_uncased = R"({
+  "architectures": [
+    "BertForMaskedLM"
+  ],
+  "attention_probs_dropout_prob": 0.1,
+  "gradient_checkpointing": false,
+  "hidden_act": "gelu",
+  "hidden_dropout_prob": 0.1,
+  "hidden_size": 768,
+  "initializer_range": 0.02,
+  "intermediate_size": 3072,
+  "layer_norm_eps": 1e-12,
+  "max_position_embeddings": 512,
+  "model_type": "bert",
+  "num_attention_heads": 12,
+  "num_hidden_layers": 12,
+  "pad_token_id": 0,
+  "position_embedding_type": "absolute",
+  "transformers_version": "4.6.0.dev0",
+  "type_vocab_size": 2,
+  "use_cache": true,
+  "vocab_size": 30522
+}
+)";
+
+}  // namespace
+
+TEST_CASE("read_bert_config reads bert-base-uncased's config.json, ignoring keys it does not use") {
+  temp_dir dir;
+  const bert_config c = read_bert_config(put(dir, bert_base_uncased));
+  CHECK(c.vocab_size == 30522);
+  CHECK(c.hidden_size == 768);
+  CHECK(c.num_hidden_layers == 12);
+  CHECK(c.num_attention_heads == 12);
+  CHECK(c.intermediate_size == 3072);
+  CHECK(c.max_position_embeddings == 512);
+  CHECK(c.type_vocab_size == 2);
+  CHECK(c.layer_norm_eps == 1e-12f);
+  CHECK(c.hidden_dropout_prob == 0.1f);
+  CHECK(c.attention_probs_dropout_prob == 0.1f);
+  CHECK(c.initializer_range == 0.02f);
+  CHECK(c.pad_token_id == 0);
+  CHECK(c.hidden_act == "gelu");
+  CHECK(c == bert_config{});
+}
+
+TEST_CASE("read_bert_config reads every field, not just the defaults") {
+  temp_dir dir;
+  const bert_config c = read_bert_config(put(dir, R"({
+    "model_type": "bert", "vocab_size": 28996, "hidden_size": 1024, "num_hidden_layers": 24,
+    "num_attention_heads": 16, "intermediate_size": 4096, "max_position_embeddings": 1024, "type_vocab_size": 3,
+    "layer_norm_eps": 1e-5, "hidden_dropout_prob": 0, "attention_probs_dropout_prob": 0.25,
+    "initializer_range": 0.05, "pad_token_id": 100, "hidden_act": "gelu", "torch_dtype": "bfloat16",
+    "classifier_dropout": null, "id2label": {"0": "A"}})"));
+  CHECK(c.vocab_size == 28996);
+  CHECK(c.hidden_size == 1024);
+  CHECK(c.num_hidden_layers == 24);
+  CHECK(c.num_attention_heads == 16);
+  CHECK(c.intermediate_size == 4096);
+  CHECK(c.max_position_embeddings == 1024);
+  CHECK(c.type_vocab_size == 3);
+  CHECK(c.layer_norm_eps == 1e-5f);
+  CHECK(c.hidden_dropout_prob == 0.0f);  // an integer JSON 0 is a valid probability
+  CHECK(c.attention_probs_dropout_prob == 0.25f);
+  CHECK(c.initializer_range == 0.05f);
+  CHECK(c.pad_token_id == 100);
+  CHECK(c.head_dim() == 64);
+}
+
+TEST_CASE("missing keys take BertConfig's defaults") {
+  temp_dir dir;
+  CHECK(read_bert_config(put(dir, "{}")) == bert_config{});
+  const bert_config c = read_bert_config(put(dir, R"({"num_hidden_layers": 2})"));
+  bert_config expected;
+  expected.num_hidden_layers = 2;
+  CHECK(c == expected);
+}
+
+TEST_CASE("write_bert_config writes what save_pretrained writes: sorted keys, 2-space indent, final newline") {
+  temp_dir dir;
+  const fs::path path = dir.path() / "config.json";
+  write_bert_config(bert_config{}, path);
+  CHECK(slurp(path) == R"({
+  "architectures": [
+    "BertForQuestionAnswering"
+  ],
+  "attention_probs_dropout_prob": 0.1,
+  "classifier_dropout": null,
+  "hidden_act": "gelu",
+  "hidden_dropout_prob": 0.1,
+  "hidden_size": 768,
+  "initializer_range": 0.02,
+  "intermediate_size": 3072,
+  "layer_norm_eps": 1e-12,
+  "max_position_embeddings": 512,
+  "model_type": "bert",
+  "num_attention_heads": 12,
+  "num_hidden_layers": 12,
+  "pad_token_id": 0,
+  "position_embedding_type": "absolute",
+  "type_vocab_size": 2,
+  "use_cache": true,
+  "vocab_size": 30522
+}
+)");
+  write_bert_config(bert_config{}, path, "BertModel");
+  CHECK_THAT(slurp(path), Contains("\"BertModel\""));
+}
+
+TEST_CASE("write_bert_config then read_bert_config gives the same config back") {
+  temp_dir dir;
+  bert_config c;
+  c.vocab_size = 1000;
+  c.hidden_size = 96;
+  c.num_hidden_layers = 3;
+  c.num_attention_heads = 6;
+  c.intermediate_size = 384;
+  c.max_position_embeddings = 128;
+  c.type_vocab_size = 1;
+  c.layer_norm_eps = 1e-7f;
+  c.hidden_dropout_prob = 0.3f;
+  c.attention_probs_dropout_prob = 0.0f;
+  c.initializer_range = 0.0123456789f;  // not a short decimal: the float must still come back bit-exact
+  c.pad_token_id = 999;
+  const fs::path path = dir.path() / "config.json";
+  write_bert_config(c, path);
+  CHECK(read_bert_config(path) == c);
+  // Overwriting an existing file works too (atomically, via rename).
+  c.num_hidden_layers = 4;
+  write_bert_config(c, path);
+  CHECK(read_bert_config(path).num_hidden_layers == 4);
+}
+
+TEST_CASE("write_bert_config refuses an invalid config and a missing directory") {
+  temp_dir dir;
+  bert_config c;
+  c.hidden_act = "relu";
+  const fs::path path = dir.path() / "config.json";
+  CHECK_THROWS_AS(write_bert_config(c, path), usage_error);
+  CHECK_FALSE(fs::exists(path));
+  const fs::path nowhere = dir.path() / "missing" / "config.json";
+  CHECK_THROWS_WITH(write_bert_config(bert_config{}, nowhere), Contains(nowhere.string()));
+}
+
+TEST_CASE("values of the wrong JSON type throw io_error naming the file, the key and the value") {
+  temp_dir dir;
+  const auto names_file = Contains("config.json");
+  CHECK_THAT(read_error(dir, R"({"hidden_size": "768"})"), names_file && Contains("\"hidden_size\" is \"768\""));
+  CHECK_THAT(read_error(dir, R"({"hidden_size": 768.5})"),
+             names_file && Contains("\"hidden_size\" is 768.5") && Contains("integer"));
+  CHECK_THAT(read_error(dir, R"({"hidden_size": 768.0})"), Contains("\"hidden_size\" is 768.0"));
+  CHECK_THAT(read_error(dir, R"({"num_hidden_layers": true})"), Contains("\"num_hidden_layers\" is true"));
+  CHECK_THAT(read_error(dir, R"({"vocab_size": null})"), Contains("\"vocab_size\" is null"));
+  CHECK_THAT(read_error(dir, R"({"vocab_size": 10000000000})"),
+             Contains("\"vocab_size\" is 10000000000") && Contains("32-bit"));
+  CHECK_THAT(read_error(dir, R"({"pad_token_id": -10000000000})"), Contains("\"pad_token_id\""));
+  CHECK_THAT(read_error(dir, R"({"hidden_dropout_prob": "0.1"})"),
+             Contains("\"hidden_dropout_prob\" is \"0.1\"") && Contains("a number"));
+  CHECK_THAT(read_error(dir, R"({"layer_norm_eps": [1e-12]})"), Contains("\"layer_norm_eps\" is [1e-12]"));
+  CHECK_THAT(read_error(dir, R"({"hidden_act": 5})"), Contains("\"hidden_act\" is 5") && Contains("a string"));
+}
+
+TEST_CASE("values the model cannot run with throw io_error naming the file, the field and the value") {
+  temp_dir dir;
+  const auto names_file = Contains("config.json");
+  CHECK_THAT(read_error(dir, R"({"hidden_size": -768})"), names_file && Contains("hidden_size = -768"));
+  CHECK_THAT(read_error(dir, R"({"hidden_size": 770})"),
+             names_file && Contains("hidden_size = 770") && Contains("not divisible"));
+  CHECK_THAT(read_error(dir, R"({"num_attention_heads": 0})"), Contains("num_attention_heads = 0"));
+  CHECK_THAT(read_error(dir, R"({"hidden_dropout_prob": 1.5})"), Contains("hidden_dropout_prob = 1.5"));
+  CHECK_THAT(read_error(dir, R"({"layer_norm_eps": 0})"), Contains("layer_norm_eps = 0"));
+  CHECK_THAT(read_error(dir, R"({"layer_norm_eps": 1e300})"), Contains("layer_norm_eps = inf"));
+  CHECK_THAT(read_error(dir, R"({"pad_token_id": 30522})"), Contains("pad_token_id = 30522"));
+  CHECK_THAT(read_error(dir, R"({"hidden_act": "gelu_new"})"),
+             names_file && Contains("\"gelu_new\"") && Contains("only \"gelu\""));
+  CHECK_THAT(read_error(dir, R"({"hidden_act": "relu"})"), Contains("\"relu\""));
+}
+
+TEST_CASE("configs of other models or other position embeddings are refused") {
+  temp_dir dir;
+  CHECK_THAT(read_error(dir, R"({"model_type": "roberta"})"),
+             Contains("config.json") && Contains("\"model_type\" is \"roberta\"") && Contains("BERT"));
+  CHECK_THAT(read_error(dir, R"({"model_type": 1})"), Contains("\"model_type\""));
+  CHECK_THAT(read_error(dir, R"({"position_embedding_type": "relative_key"})"),
+             Contains("\"position_embedding_type\" is \"relative_key\"") && Contains("absolute"));
+  CHECK_THAT(read_error(dir, R"({"is_decoder": true})"), Contains("\"is_decoder\" is true"));
+  CHECK_THAT(read_error(dir, R"({"add_cross_attention": true})"), Contains("\"add_cross_attention\""));
+  CHECK_NOTHROW(read_bert_config(put(dir, R"({"is_decoder": false, "position_embedding_type": "absolute"})")));
+}
+
+TEST_CASE("unreadable files and non-JSON throw io_error naming the file") {
+  temp_dir dir;
+  const fs::path missing = dir.path() / "missing.json";
+  CHECK_THROWS_WITH(read_bert_config(missing), Contains(missing.string()) && Contains("No such file or directory"));
+  CHECK_THROWS_WITH(read_bert_config(dir.path()), Contains(dir.path().string()) && Contains("directory"));
+  CHECK_THAT(read_error(dir, ""), Contains("config.json") && Contains("not valid JSON"));
+  CHECK_THAT(read_error(dir, "{\"hidden_size\": 768,"), Contains("not valid JSON"));
+  CHECK_THAT(read_error(dir, "hidden_size = 768"), Contains("not valid JSON"));
+  CHECK_THAT(read_error(dir, std::string("{}") + '\0' + R"({"hidden_size": "x"})"), Contains("NUL"));
+  CHECK_THAT(read_error(dir, "[768]"), Contains("config.json") && Contains("not a JSON object"));
+}
