@@ -1,0 +1,152 @@
+// cputrain::nn::self_attention — Hugging Face BERT's multi-head self-attention (BertSelfAttention): query, key
+// and value projections, then for every sequence b and head h
+//   scores = Q_bh K_bh^T,  P = softmax(scores / sqrt(head_dim) + key_mask_b),  context_bh = dropout(P) V_bh
+// with the mask added after the scaling, as HF does. Heads are read and written in place inside the
+// [tokens, hidden] projections (row stride = hidden): no reshapes, no transposed copies. One task per
+// (sequence, head) runs its small products on its own thread; dropout's mask is regenerated from its counter
+// in backward, so only P is kept.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+
+#include "cputrain/core/bf16_convert.hpp"
+#include "cputrain/kernels/dropout.hpp"
+#include "cputrain/kernels/gemm.hpp"
+#include "cputrain/kernels/softmax.hpp"
+#include "cputrain/nn/linear.hpp"
+
+namespace cputrain::nn {
+
+/// Shapes of one attention call.
+struct attention_shape {
+  std::size_t batch = 0, seq = 0, heads = 0, head_dim = 0;
+  [[nodiscard]] std::size_t hidden() const { return heads * head_dim; }
+  [[nodiscard]] std::size_t tokens() const { return batch * seq; }
+  [[nodiscard]] std::size_t groups() const { return batch * heads; }
+  [[nodiscard]] std::size_t probs_size() const { return groups() * seq * seq; }
+};
+
+/// Dropout of the attention probabilities: the probability and where its counter stream is.
+struct dropout_site {
+  float p = 0.0f;
+  std::uint64_t seed = 0;
+  std::uint64_t stream = 0;
+  [[nodiscard]] bool active() const { return p > 0.0f; }
+};
+
+namespace detail {
+/// A [seq, seq] float scratch per thread, kept between calls.
+inline std::vector<float>& attention_scratch(int which, std::size_t size) {
+  thread_local std::vector<float> buffers[2];
+  auto& b = buffers[which];
+  if (b.size() < size) b.resize(size);
+  return b;
+}
+}  // namespace detail
+
+/// q, k, v: [tokens, hidden] (the projections, as kept); key_mask: [batch, seq] additive; probs: [groups, seq,
+/// seq] written (as kept for backward); context: [tokens, hidden] written.
+template <class TA, class TP>
+void attention_forward(const attention_shape& s, const TA* q, const TA* k, const TA* v, const float* key_mask,
+                       const dropout_site& dropout, TP* probs, float* context) {
+  using kernels::gemm;
+  using kernels::gemm_threads;
+  using kernels::transpose;
+  const std::size_t H = s.hidden(), S = s.seq, D = s.head_dim;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, s.groups(), 1),
+      [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t g = range.begin(); g != range.end(); ++g) {
+          const std::size_t b = g / s.heads, h = g % s.heads;
+          const std::size_t head = b * S * H + h * D;  // first element of this head in a [tokens, hidden] tensor
+          auto& scores = detail::attention_scratch(0, S * S);
+          // scores[S, S] = Q_bh [S, D] * K_bh^T
+          gemm(transpose::no, transpose::yes, S, S, D, 1.0f, q + head, H, k + head, H, 0.0f, scores.data(), S,
+               gemm_threads::calling_thread);
+          for (std::size_t i = 0; i < S; ++i) {
+            kernels::attention_softmax_row_forward(scores.data() + i * S, key_mask + b * S, scale, S);
+          }
+          TP* kept = probs + g * S * S;
+          if constexpr (std::is_same_v<TP, float>) {
+            std::copy(scores.begin(), scores.begin() + static_cast<std::ptrdiff_t>(S * S), kept);
+          } else {
+            cputrain::detail::to_bf16_scalar(scores.data(), kept, S * S);
+          }
+          if (dropout.active()) {
+            const float keep_scale = kernels::dropout_scale(dropout.p);
+            for (std::size_t i = 0; i < S * S; ++i) {
+              scores[i] = kernels::dropout_keeps(dropout.seed, dropout.stream, g * S * S + i, dropout.p)
+                              ? scores[i] * keep_scale
+                              : 0.0f;
+            }
+          }
+          // context_bh [S, D] = dropout(P) [S, S] * V_bh [S, D]
+          gemm(transpose::no, transpose::no, S, D, S, 1.0f, scores.data(), S, v + head, H, 0.0f, context + head, H,
+               gemm_threads::calling_thread);
+        }
+      },
+      tbb::simple_partitioner());
+}
+
+/// dcontext: [tokens, hidden]; dq, dk, dv: [tokens, hidden] written.
+template <class TA, class TP>
+void attention_backward(const attention_shape& s, const TA* q, const TA* k, const TA* v, const TP* probs,
+                        const dropout_site& dropout, const float* dcontext, float* dq, float* dk, float* dv) {
+  using kernels::gemm;
+  using kernels::gemm_threads;
+  using kernels::transpose;
+  const std::size_t H = s.hidden(), S = s.seq, D = s.head_dim;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, s.groups(), 1),
+      [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t g = range.begin(); g != range.end(); ++g) {
+          const std::size_t b = g / s.heads, h = g % s.heads;
+          const std::size_t head = b * S * H + h * D;
+          const TP* p = probs + g * S * S;
+          auto& dropped = detail::attention_scratch(0, S * S);
+          auto& dprobs = detail::attention_scratch(1, S * S);
+          const float keep_scale = dropout.active() ? kernels::dropout_scale(dropout.p) : 1.0f;
+          for (std::size_t i = 0; i < S * S; ++i) {
+            const float pi = static_cast<float>(p[i]);
+            dropped[i] = !dropout.active() ? pi
+                         : kernels::dropout_keeps(dropout.seed, dropout.stream, g * S * S + i, dropout.p)
+                             ? pi * keep_scale
+                             : 0.0f;
+          }
+          // dV_bh [S, D] = dropout(P)^T [S, S] * dcontext_bh [S, D]
+          gemm(transpose::yes, transpose::no, S, D, S, 1.0f, dropped.data(), S, dcontext + head, H, 0.0f, dv + head,
+               H, gemm_threads::calling_thread);
+          // d dropout(P) [S, S] = dcontext_bh [S, D] * V_bh^T
+          gemm(transpose::no, transpose::yes, S, S, D, 1.0f, dcontext + head, H, v + head, H, 0.0f, dprobs.data(), S,
+               gemm_threads::calling_thread);
+          if (dropout.active()) {
+            for (std::size_t i = 0; i < S * S; ++i) {
+              dprobs[i] = kernels::dropout_keeps(dropout.seed, dropout.stream, g * S * S + i, dropout.p)
+                              ? dprobs[i] * keep_scale
+                              : 0.0f;
+            }
+          }
+          for (std::size_t i = 0; i < S; ++i) {  // d probs -> d scores
+            kernels::attention_softmax_row_backward(dprobs.data() + i * S, p + i * S, scale, S);
+          }
+          // dQ_bh = dscores [S, S] * K_bh [S, D];  dK_bh = dscores^T * Q_bh
+          gemm(transpose::no, transpose::no, S, D, S, 1.0f, dprobs.data(), S, k + head, H, 0.0f, dq + head, H,
+               gemm_threads::calling_thread);
+          gemm(transpose::yes, transpose::no, S, D, S, 1.0f, dprobs.data(), S, q + head, H, 0.0f, dk + head, H,
+               gemm_threads::calling_thread);
+        }
+      },
+      tbb::simple_partitioner());
+}
+
+}  // namespace cputrain::nn

@@ -1,0 +1,104 @@
+// cputrain::nn::bert_config — the hyper-parameters of a BERT encoder, named and defaulted as Hugging Face's
+// BertConfig names and defaults them (bert-base-uncased), so a config.json maps onto it field for field
+// (io/bert_config_json.hpp reads and writes that file).
+//
+// validate() rejects what the model cannot run, each with a usage_error naming the field and its value: a
+// non-positive size, a hidden size that the heads do not divide, a dropout outside [0, 1), a non-positive
+// LayerNorm epsilon, a negative initializer range, a pad token outside the vocabulary, or an activation other
+// than "gelu" — the exact erf GELU, the only one cputrain implements (no "gelu_new", "relu", ...).
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <system_error>
+
+#include "cputrain/core/error.hpp"
+
+namespace cputrain::nn {
+
+struct bert_config {
+  int vocab_size = 30522;
+  int hidden_size = 768;
+  int num_hidden_layers = 12;
+  int num_attention_heads = 12;
+  int intermediate_size = 3072;
+  int max_position_embeddings = 512;
+  int type_vocab_size = 2;
+  float layer_norm_eps = 1e-12f;
+  float hidden_dropout_prob = 0.1f;
+  float attention_probs_dropout_prob = 0.1f;
+  float initializer_range = 0.02f;
+  int pad_token_id = 0;
+  std::string hidden_act = "gelu";
+
+  /// Width of one attention head. Meaningful once validate() has passed.
+  [[nodiscard]] int head_dim() const noexcept {
+    return num_attention_heads > 0 ? hidden_size / num_attention_heads : 0;
+  }
+
+  /// Throws usage_error naming the first field that the model cannot run with, and its value.
+  void validate() const;
+
+  friend bool operator==(const bert_config&, const bert_config&) = default;
+};
+
+namespace detail {
+
+/// The shortest decimal that reads back as the same float ("0.1", not "0.100000001"), so messages show the
+/// value the user wrote.
+inline std::string config_float_text(float value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  if (result.ec != std::errc()) return "?";
+  return std::string(buffer, result.ptr);
+}
+
+[[noreturn]] inline void bad_config_field(const char* field, const std::string& value, const std::string& problem) {
+  throw usage_error(std::string("bert_config: ") + field + " = " + value + " " + problem);
+}
+
+inline void require_positive_field(const char* field, int value) {
+  if (value <= 0) bad_config_field(field, std::to_string(value), "must be positive");
+}
+
+inline void require_probability_field(const char* field, float value) {
+  // Written as a negation so that NaN fails too.
+  if (!(value >= 0.0f && value < 1.0f)) bad_config_field(field, config_float_text(value), "must be in [0, 1)");
+}
+
+}  // namespace detail
+
+inline void bert_config::validate() const {
+  detail::require_positive_field("vocab_size", vocab_size);
+  detail::require_positive_field("hidden_size", hidden_size);
+  detail::require_positive_field("num_hidden_layers", num_hidden_layers);
+  detail::require_positive_field("num_attention_heads", num_attention_heads);
+  detail::require_positive_field("intermediate_size", intermediate_size);
+  detail::require_positive_field("max_position_embeddings", max_position_embeddings);
+  detail::require_positive_field("type_vocab_size", type_vocab_size);
+  if (hidden_size % num_attention_heads != 0) {
+    detail::bad_config_field("hidden_size", std::to_string(hidden_size),
+                             "is not divisible by num_attention_heads = " + std::to_string(num_attention_heads));
+  }
+  if (!(layer_norm_eps > 0.0f && std::isfinite(layer_norm_eps))) {
+    detail::bad_config_field("layer_norm_eps", detail::config_float_text(layer_norm_eps),
+                             "must be positive and finite");
+  }
+  detail::require_probability_field("hidden_dropout_prob", hidden_dropout_prob);
+  detail::require_probability_field("attention_probs_dropout_prob", attention_probs_dropout_prob);
+  if (!(initializer_range >= 0.0f && std::isfinite(initializer_range))) {
+    detail::bad_config_field("initializer_range", detail::config_float_text(initializer_range),
+                             "must be >= 0 and finite");
+  }
+  if (pad_token_id < 0 || pad_token_id >= vocab_size) {
+    detail::bad_config_field("pad_token_id", std::to_string(pad_token_id),
+                             "must be in [0, vocab_size = " + std::to_string(vocab_size) + ")");
+  }
+  if (hidden_act != "gelu") {
+    detail::bad_config_field("hidden_act", "\"" + hidden_act + "\"",
+                             "is not supported: only \"gelu\" (the exact erf GELU) is implemented");
+  }
+}
+
+}  // namespace cputrain::nn

@@ -1,0 +1,50 @@
+// Hugging Face BERT's initialisation for training from scratch (BertPreTrainedModel._init_weights): Linear and
+// Embedding weights normal(0, initializer_range), biases zero, LayerNorm weight 1 and bias 0, the padding row of
+// the word embeddings zero. The normal draws come from a counter-based generator and Box-Muller written here, so
+// a seed gives the same weights with every compiler and standard library (std::normal_distribution does not).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "cputrain/kernels/dropout.hpp"
+#include "cputrain/nn/parameters.hpp"
+
+namespace cputrain::nn {
+
+/// The i-th standard normal draw of `stream` under `seed`.
+[[nodiscard]] inline float standard_normal(std::uint64_t seed, std::uint64_t stream, std::uint64_t i) {
+  // Two uniforms in (0, 1]: 53-bit mantissas, offset so log() never sees 0.
+  const double u1 = (static_cast<double>(kernels::counter_random(seed, stream, 2 * i) >> 11) + 1.0) * 0x1p-53;
+  const double u2 = static_cast<double>(kernels::counter_random(seed, stream, 2 * i + 1) >> 11) * 0x1p-53;
+  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586476925 * u2));
+}
+
+/// Fills `params` (laid out by `table`) as Hugging Face initialises a BERT model.
+inline void hf_initialize(const parameter_table& table, std::span<float> params, float initializer_range,
+                          std::int64_t pad_token_id, std::uint64_t seed) {
+  std::uint64_t stream = 0;
+  for (const auto& p : table.entries()) {
+    float* w = params.data() + p.offset;
+    const std::string_view name = p.name;
+    const bool is_layer_norm = name.find("LayerNorm") != std::string_view::npos;
+    const bool is_bias = name.ends_with(".bias");
+    if (is_layer_norm && name.ends_with(".weight")) {
+      for (std::size_t i = 0; i < p.size; ++i) w[i] = 1.0f;
+    } else if (is_bias) {
+      for (std::size_t i = 0; i < p.size; ++i) w[i] = 0.0f;
+    } else {
+      for (std::size_t i = 0; i < p.size; ++i) w[i] = initializer_range * standard_normal(seed, stream, i);
+      if (name.ends_with("word_embeddings.weight") && pad_token_id >= 0 && p.shape.size() == 2 &&
+          pad_token_id < p.shape[0]) {
+        const auto width = static_cast<std::size_t>(p.shape[1]);
+        for (std::size_t j = 0; j < width; ++j) w[static_cast<std::size_t>(pad_token_id) * width + j] = 0.0f;
+      }
+    }
+    ++stream;
+  }
+}
+
+}  // namespace cputrain::nn

@@ -1,0 +1,209 @@
+// Tests for include/cputrain/nn/embeddings.hpp: word + position + token type embeddings then LayerNorm, forward
+// against a double reference and backward against central differences — repeated ids accumulate, the padding row
+// gets no gradient — and thread-count independence of the scatter.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <oneapi/tbb/task_arena.h>
+
+#include "cputrain/nn/embeddings.hpp"
+#include "cputrain/nn/parameters.hpp"
+
+using cputrain::nn::embeddings;
+using cputrain::nn::parameter_table;
+
+namespace {
+
+std::vector<float> random_values(std::size_t n, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+double relative_error(const float* got, const std::vector<double>& want) {
+  double worst = 0, scale = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    worst = std::max(worst, std::abs(got[i] - want[i]));
+    scale = std::max(scale, std::abs(want[i]));
+  }
+  REQUIRE(scale > 0);
+  return worst / scale;
+}
+
+struct fixture {
+  parameter_table table;
+  embeddings emb;
+  std::size_t batch, seq;
+  std::vector<std::int32_t> ids, types;
+  std::vector<float> params, w;  // w: weights of the objective L = sum(w * y)
+
+  fixture(std::size_t vocab, std::size_t hidden, std::size_t positions, std::vector<std::int32_t> ids_,
+          std::vector<std::int32_t> types_, std::size_t batch_, std::int64_t pad, unsigned seed)
+      : batch(batch_), seq(ids_.size() / batch_), ids(std::move(ids_)), types(std::move(types_)) {
+    emb = embeddings::create(table, vocab, hidden, positions, 2, pad, 1e-12f);
+    table.add("after.weight", {5});
+    std::mt19937 rng(seed);
+    params = random_values(table.total_size(), rng);
+    for (std::size_t j = 0; j < hidden; ++j) params[emb.ln_weight + j] = 1.0f + 0.5f * params[emb.ln_weight + j];
+    w = random_values(ids.size() * hidden, rng);
+  }
+
+  /// LayerNorm(word[id] + position[t % seq] + type[type]) in double.
+  std::vector<double> reference(const std::vector<double>& p) const {
+    const std::size_t H = emb.hidden;
+    std::vector<double> y(ids.size() * H);
+    for (std::size_t t = 0; t < ids.size(); ++t) {
+      std::vector<double> s(H);
+      double mean = 0, var = 0;
+      for (std::size_t j = 0; j < H; ++j) {
+        s[j] = p[emb.word + static_cast<std::size_t>(ids[t]) * H + j] + p[emb.position + (t % seq) * H + j] +
+               p[emb.token_type + static_cast<std::size_t>(types[t]) * H + j];
+        mean += s[j];
+      }
+      mean /= static_cast<double>(H);
+      for (std::size_t j = 0; j < H; ++j) var += (s[j] - mean) * (s[j] - mean);
+      const double rstd = 1 / std::sqrt(var / static_cast<double>(H) + emb.eps);
+      for (std::size_t j = 0; j < H; ++j) {
+        y[t * H + j] = (s[j] - mean) * rstd * p[emb.ln_weight + j] + p[emb.ln_bias + j];
+      }
+    }
+    return y;
+  }
+
+  struct output {
+    std::vector<float> sum, y, mean, rstd;
+  };
+  output forward() const {
+    const std::size_t n = ids.size() * emb.hidden;
+    output o{std::vector<float>(n), std::vector<float>(n), std::vector<float>(ids.size()),
+             std::vector<float>(ids.size())};
+    emb.forward(params.data(), ids.data(), types.data(), batch, seq, o.sum.data(), o.y.data(), o.mean.data(),
+                o.rstd.data());
+    return o;
+  }
+  std::vector<float> backward(const output& o, std::vector<float> grads) const {
+    auto dy = w;
+    emb.backward(params.data(), grads.data(), ids.data(), types.data(), batch, seq, o.sum.data(), o.mean.data(),
+                 o.rstd.data(), dy.data());
+    return grads;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("embeddings::create registers Hugging Face's five tensors") {
+  parameter_table t;
+  const auto e = embeddings::create(t, 100, 16, 32, 2, 0, 1e-12f);
+  CHECK(t.at("bert.embeddings.word_embeddings.weight").shape == std::vector<std::int64_t>{100, 16});
+  CHECK(t.at("bert.embeddings.position_embeddings.weight").shape == std::vector<std::int64_t>{32, 16});
+  CHECK(t.at("bert.embeddings.token_type_embeddings.weight").shape == std::vector<std::int64_t>{2, 16});
+  CHECK(t.at("bert.embeddings.LayerNorm.weight").shape == std::vector<std::int64_t>{16});
+  CHECK(t.at("bert.embeddings.LayerNorm.bias").shape == std::vector<std::int64_t>{16});
+  CHECK(e.word == t.at("bert.embeddings.word_embeddings.weight").offset);
+  CHECK(e.position == t.at("bert.embeddings.position_embeddings.weight").offset);
+  CHECK(e.token_type == t.at("bert.embeddings.token_type_embeddings.weight").offset);
+  CHECK(e.ln_weight == t.at("bert.embeddings.LayerNorm.weight").offset);
+  CHECK(e.ln_bias == t.at("bert.embeddings.LayerNorm.bias").offset);
+  CHECK(t.entries().size() == 5);
+}
+
+TEST_CASE("embeddings forward: (word + type) + position, then LayerNorm, positions restarting per sequence") {
+  const fixture f(7, 80, 6, {1, 3, 3, 5, 2, 3, 1, 6}, {0, 0, 1, 1, 0, 1, 1, 1}, 2, 1, 1);
+  const auto o = f.forward();
+  const std::size_t H = f.emb.hidden;
+  for (std::size_t t = 0; t < f.ids.size(); ++t) {
+    for (std::size_t j = 0; j < H; ++j) {
+      const float want = (f.params[f.emb.word + static_cast<std::size_t>(f.ids[t]) * H + j] +
+                          f.params[f.emb.token_type + static_cast<std::size_t>(f.types[t]) * H + j]) +
+                         f.params[f.emb.position + (t % f.seq) * H + j];
+      REQUIRE(o.sum[t * H + j] == want);  // bit for bit: HF's order of additions
+    }
+  }
+  CHECK(relative_error(o.y.data(), f.reference({f.params.begin(), f.params.end()})) < 2e-6);
+}
+
+TEST_CASE("embeddings backward matches central differences, repeated ids accumulate, the padding row gets none") {
+  // Ids: 3 three times, the padding id 1 twice, 0 and 4 never.
+  const fixture f(7, 80, 6, {1, 3, 3, 5, 2, 3, 1, 6}, {0, 0, 1, 1, 0, 1, 1, 1}, 2, 1, 2);
+  const auto o = f.forward();
+  std::mt19937 rng(3);
+  const auto initial = random_values(f.table.total_size(), rng);
+  const auto grads = f.backward(o, initial);
+
+  std::vector<double> p(f.params.begin(), f.params.end());
+  auto objective = [&] {
+    const auto y = f.reference(p);
+    double l = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) l += f.w[i] * y[i];
+    return l;
+  };
+  auto numeric = [&](std::size_t first, std::size_t size) {
+    std::vector<double> g(size);
+    for (std::size_t i = 0; i < size; ++i) {
+      const double saved = p[first + i], h = 1e-5;
+      p[first + i] = saved + h;
+      const double up = objective();
+      p[first + i] = saved - h;
+      const double down = objective();
+      p[first + i] = saved;
+      g[i] = (up - down) / (2 * h);
+    }
+    return g;
+  };
+  std::vector<float> added(grads.size());
+  for (std::size_t i = 0; i < grads.size(); ++i) added[i] = grads[i] - initial[i];
+  const std::size_t H = f.emb.hidden;
+  const std::size_t pad_row = f.emb.word + static_cast<std::size_t>(f.emb.pad_token_id) * H;
+
+  // The word table: every row but the padding one as the numeric gradient; the padding row untouched.
+  auto want_word = numeric(f.emb.word, f.emb.vocab * H);
+  double pad_numeric = 0;
+  for (std::size_t j = 0; j < H; ++j) pad_numeric = std::max(pad_numeric, std::abs(want_word[H + j]));
+  REQUIRE(pad_numeric > 1e-2);  // the padding token does influence the loss: skipping it is a rule, not an accident
+  for (std::size_t j = 0; j < H; ++j) {
+    CHECK(grads[pad_row + j] == initial[pad_row + j]);
+    want_word[H + j] = 0;
+    added[pad_row + j] = 0;
+  }
+  CHECK(relative_error(added.data() + f.emb.word, want_word) < 1e-5);
+  for (std::size_t j = 0; j < H; ++j) {  // ids 0 and 4 appear nowhere
+    CHECK(added[f.emb.word + 0 * H + j] == 0.0f);
+    CHECK(added[f.emb.word + 4 * H + j] == 0.0f);
+  }
+  CHECK(relative_error(added.data() + f.emb.position, numeric(f.emb.position, f.emb.positions * H)) < 1e-5);
+  for (std::size_t r = f.seq; r < f.emb.positions; ++r) {  // positions past seq are not used
+    for (std::size_t j = 0; j < H; ++j) CHECK(added[f.emb.position + r * H + j] == 0.0f);
+  }
+  CHECK(relative_error(added.data() + f.emb.token_type, numeric(f.emb.token_type, 2 * H)) < 1e-5);
+  CHECK(relative_error(added.data() + f.emb.ln_weight, numeric(f.emb.ln_weight, H)) < 1e-5);
+  CHECK(relative_error(added.data() + f.emb.ln_bias, numeric(f.emb.ln_bias, H)) < 1e-5);
+  // The tensor after the embeddings is not touched.
+  const auto& after = f.table.at("after.weight");
+  for (std::size_t i = 0; i < after.size; ++i) CHECK(grads[after.offset + i] == initial[after.offset + i]);
+}
+
+TEST_CASE("embeddings backward is bit-identical in arenas of 1 and 2 threads") {
+  const std::size_t batch = 8, seq = 64, vocab = 50;
+  std::mt19937 rng(4);
+  std::vector<std::int32_t> ids(batch * seq), types(batch * seq);
+  for (auto& i : ids) i = static_cast<std::int32_t>(rng() % 10);  // many repeats
+  for (auto& t : types) t = static_cast<std::int32_t>(rng() % 2);
+  const fixture f(vocab, 256, seq, ids, types, batch, 0, 5);
+  const auto o = f.forward();
+  std::vector<float> one, two;
+  const std::vector<float> zero(f.table.total_size(), 0.0f);
+  tbb::task_arena(1).execute([&] { one = f.backward(o, zero); });
+  tbb::task_arena(2).execute([&] { two = f.backward(o, zero); });
+  CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
+  // Row 3 of the word table is the sum over its tokens of the LayerNorm input gradient: non-zero.
+  double norm = 0;
+  for (std::size_t j = 0; j < 256; ++j) norm += std::abs(one[f.emb.word + 3 * 256 + j]);
+  CHECK(norm > 0);
+}

@@ -1,0 +1,105 @@
+// Tests for include/cputrain/nn/parameters.hpp: 64-byte aligned offsets, sizes and counts, Hugging Face's
+// weight-decay grouping, decay ranges that tile the flat buffer, lookups, and the errors for bad tensors.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "cputrain/core/error.hpp"
+#include "cputrain/nn/parameters.hpp"
+#include "cputrain/optim/param_ranges.hpp"
+
+using cputrain::usage_error;
+using cputrain::nn::hf_decays;
+using cputrain::nn::parameter_table;
+
+TEST_CASE("parameter_table puts every tensor on a 16-float boundary, padding after each") {
+  parameter_table t;
+  CHECK(parameter_table::alignment_floats == 16);
+  CHECK(t.add("a.weight", {1}) == 0);
+  CHECK(t.add("b.weight", {17}) == 16);      // 1 float + 15 padding
+  CHECK(t.add("c.weight", {16}) == 48);      // 17 -> 32
+  CHECK(t.add("d.weight", {5, 3}) == 64);    // exactly 16: no padding
+  CHECK(t.add("e.weight", {2, 3, 4}) == 80);  // 15 -> 16
+  CHECK(t.total_size() == 80 + 32);
+  CHECK(t.parameter_count() == 1 + 17 + 16 + 15 + 24);
+  const auto& e = t.entries();
+  REQUIRE(e.size() == 5);
+  for (const auto& p : e) CHECK(p.offset % 16 == 0);
+  CHECK(e[3].name == "d.weight");
+  CHECK(e[3].shape == std::vector<std::int64_t>{5, 3});
+  CHECK(e[3].size == 15);
+  CHECK(e[4].size == 24);
+}
+
+TEST_CASE("hf_decays: no weight decay for names containing \"bias\" or \"LayerNorm\"") {
+  CHECK(hf_decays("bert.encoder.layer.0.attention.self.query.weight"));
+  CHECK(hf_decays("bert.embeddings.word_embeddings.weight"));
+  CHECK(hf_decays("qa_outputs.weight"));
+  CHECK_FALSE(hf_decays("bert.encoder.layer.0.attention.self.query.bias"));
+  CHECK_FALSE(hf_decays("qa_outputs.bias"));
+  CHECK_FALSE(hf_decays("bert.embeddings.LayerNorm.weight"));
+  CHECK_FALSE(hf_decays("bert.encoder.layer.3.output.LayerNorm.bias"));
+  CHECK_FALSE(hf_decays("x.bias_scale"));  // a substring, as the Trainer's `"bias" not in name`
+  CHECK(hf_decays("layernorm.weight"));    // case matters: HF's BERT names are "LayerNorm"
+}
+
+TEST_CASE("parameter_table records the decay flag of every tensor and ranges() tiles the buffer") {
+  parameter_table t;
+  t.add("bert.embeddings.word_embeddings.weight", {10, 8});
+  t.add("bert.embeddings.LayerNorm.weight", {8});
+  t.add("bert.embeddings.LayerNorm.bias", {8});
+  t.add("bert.encoder.layer.0.attention.self.query.weight", {8, 8});
+  t.add("bert.encoder.layer.0.attention.self.query.bias", {8});
+  t.add("qa_outputs.weight", {2, 8});
+  t.add("qa_outputs.bias", {2});
+  const std::vector<bool> decays{true, false, false, true, false, true, false};
+  const auto& e = t.entries();
+  REQUIRE(e.size() == decays.size());
+  for (std::size_t i = 0; i < e.size(); ++i) CHECK(e[i].decay == decays[i]);
+
+  const auto r = t.ranges();
+  REQUIRE(r.size() == e.size());
+  CHECK_NOTHROW(cputrain::optim::check_ranges(r, t.total_size(), "test"));
+  std::size_t covered = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    CHECK(r[i].offset == e[i].offset);
+    CHECK(r[i].offset == covered);
+    CHECK(r[i].size >= e[i].size);      // the tensor and its padding
+    CHECK(r[i].size < e[i].size + 16);
+    CHECK(r[i].size % 16 == 0);
+    CHECK(r[i].decay == decays[i]);
+    covered += r[i].size;
+  }
+  CHECK(covered == t.total_size());
+  CHECK(parameter_table{}.ranges().empty());
+  CHECK(parameter_table{}.total_size() == 0);
+}
+
+TEST_CASE("parameter_table find and at") {
+  parameter_table t;
+  t.add("a.weight", {3, 4});
+  t.add("a.bias", {3});
+  REQUIRE(t.find("a.bias") != nullptr);
+  CHECK(t.find("a.bias")->offset == 16);
+  CHECK(t.find("a.bias")->size == 3);
+  CHECK(t.find("a.bia") == nullptr);
+  CHECK(&t.at("a.weight") == &t.entries()[0]);
+  CHECK_THROWS_AS(t.at("missing"), usage_error);
+  CHECK_THROWS_WITH(t.at("missing"), Catch::Contains("missing"));
+}
+
+TEST_CASE("parameter_table rejects duplicate names and non-positive dimensions, and stays unchanged") {
+  parameter_table t;
+  t.add("a.weight", {3, 4});
+  CHECK_THROWS_AS(t.add("a.weight", {3, 4}), usage_error);
+  CHECK_THROWS_WITH(t.add("a.weight", {1}), Catch::Contains("a.weight"));
+  CHECK_THROWS_AS(t.add("b.weight", {3, 0}), usage_error);
+  CHECK_THROWS_AS(t.add("c.weight", {-1}), usage_error);
+  CHECK_THROWS_AS(t.add("d.weight", {0}), usage_error);
+  CHECK(t.entries().size() == 1);
+  CHECK(t.total_size() == 16);
+  CHECK(t.find("b.weight") == nullptr);
+  // The rejected names are still free.
+  CHECK(t.add("b.weight", {3, 1}) == 16);
+}
