@@ -1,0 +1,110 @@
+// GEMM throughput on the shapes a BERT training step runs, as GFLOP/s and % of this machine's measured FMA peak
+// for the thread count used, with float and bf16 operands.
+//   cputrain-bench-gemm [--benchmark_filter=...] [--threads=N]
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include "cputrain/kernels/gemm.hpp"
+#include "support/fma_peak.hpp"
+
+namespace {
+
+int g_threads = 1;
+double g_peak = 0;  // FLOP/s for g_threads threads
+
+using cputrain::kernels::transpose;
+
+template <class T>
+std::vector<T> random_vector(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<T> v(n);
+  for (auto& x : v) x = T(dist(rng));
+  return v;
+}
+
+// The three products of a Linear layer (Y = X W^T; dX = dY W; dW = dY^T X) at tokens x in -> out.
+template <class T>
+void linear_products(benchmark::State& state, int which) {
+  const auto tokens = static_cast<std::size_t>(state.range(0));
+  const auto in = static_cast<std::size_t>(state.range(1));
+  const auto out = static_cast<std::size_t>(state.range(2));
+  const auto x = random_vector<T>(tokens * in, 1);
+  const auto w = random_vector<T>(out * in, 2);
+  const auto dy = random_vector<T>(tokens * out, 3);
+  std::vector<float> y(tokens * out), dx(tokens * in), dw(out * in);
+  tbb::task_arena arena(g_threads);
+  for (auto _ : state) {
+    arena.execute([&] {
+      if (which == 0) {  // y[tokens, out] = x[tokens, in] * w[out, in]^T
+        cputrain::kernels::gemm(transpose::no, transpose::yes, tokens, out, in, 1.0f, x.data(), in, w.data(), in,
+                                0.0f, y.data(), out);
+      } else if (which == 1) {  // dx[tokens, in] = dy[tokens, out] * w[out, in]
+        cputrain::kernels::gemm(transpose::no, transpose::no, tokens, in, out, 1.0f, dy.data(), out, w.data(), in,
+                                0.0f, dx.data(), in);
+      } else {  // dw[out, in] += dy[tokens, out]^T * x[tokens, in]
+        cputrain::kernels::gemm(transpose::yes, transpose::no, out, in, tokens, 1.0f, dy.data(), out, x.data(), in,
+                                1.0f, dw.data(), in);
+      }
+    });
+    benchmark::ClobberMemory();
+  }
+  const double flops = 2.0 * static_cast<double>(tokens) * static_cast<double>(in) * static_cast<double>(out);
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_%"] = benchmark::Counter(flops * 100.0 / g_peak, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["threads"] = g_threads;
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+  b->Args({1536, 768, 768})     // base: attention projections, tokens = 4 x 384
+      ->Args({1536, 768, 3072})  // base: feed-forward up
+      ->Args({1536, 3072, 768})  // base: feed-forward down
+      ->Args({3072, 256, 1024})  // mini: 8 x 384 tokens
+      ->Args({2048, 128, 512})   // tiny: 16 x 128 tokens
+      ->Unit(benchmark::kMillisecond);
+}
+
+void fp32(benchmark::State& state, int which) { linear_products<float>(state, which); }
+void bf16(benchmark::State& state, int which) { linear_products<cputrain::bf16>(state, which); }
+
+}  // namespace
+
+BENCHMARK_CAPTURE(fp32, forward, 0)->Apply(shapes);
+BENCHMARK_CAPTURE(fp32, backward_input, 1)->Apply(shapes);
+BENCHMARK_CAPTURE(fp32, backward_weight, 2)->Apply(shapes);
+BENCHMARK_CAPTURE(bf16, forward, 0)->Apply(shapes);
+BENCHMARK_CAPTURE(bf16, backward_input, 1)->Apply(shapes);
+BENCHMARK_CAPTURE(bf16, backward_weight, 2)->Apply(shapes);
+
+int main(int argc, char** argv) {
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--threads=", 10) == 0) {
+      g_threads = std::atoi(argv[i] + 10);
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  if (g_threads < 1) {
+    std::fprintf(stderr, "cputrain-bench-gemm: --threads must be a positive integer\n");
+    return 2;
+  }
+  tbb::global_control control(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(g_threads));
+  g_peak = cputrain::bench::fma_peak_flops(g_threads, 0.3);
+  benchmark::AddCustomContext("threads", std::to_string(g_threads));
+  benchmark::AddCustomContext("measured_fma_peak_gflops", std::to_string(g_peak * 1e-9));
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
