@@ -25,6 +25,7 @@
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/core/error.hpp"
+#include "cputrain/policy/alloc/standard.hpp"
 
 #if defined(CPUTRAIN_USE_BLAS)
 // OpenBLAS starts its own thread pool unless told otherwise; a weak reference keeps other BLASes linkable.
@@ -53,9 +54,10 @@ using row_major = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using const_map = Eigen::Map<const row_major, Eigen::Unaligned, Eigen::OuterStride<>>;
 using mut_map = Eigen::Map<row_major, Eigen::Unaligned, Eigen::OuterStride<>>;
 
-/// Scratch for widened bf16 panels, one per thread, grown on demand and kept: no allocation per step.
-inline std::vector<float>& scratch(int which) {
-  thread_local std::vector<float> buffers[2];
+/// Scratch for widened bf16 panels, one per thread, grown on demand and kept: no allocation per step. Aligned
+/// alike on every thread, so no result can depend on which thread packed a panel.
+inline std::vector<float, alloc::allocator<float, alloc::standard>>& scratch(int which) {
+  thread_local std::vector<float, alloc::allocator<float, alloc::standard>> buffers[2];
   return buffers[which];
 }
 

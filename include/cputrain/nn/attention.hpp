@@ -22,6 +22,7 @@
 #include "cputrain/kernels/gemm.hpp"
 #include "cputrain/kernels/softmax.hpp"
 #include "cputrain/nn/linear.hpp"
+#include "cputrain/policy/alloc/standard.hpp"
 
 namespace cputrain::nn {
 
@@ -43,9 +44,13 @@ struct dropout_site {
 };
 
 namespace detail {
-/// A [seq, seq] float scratch per thread, kept between calls.
-inline std::vector<float>& attention_scratch(int which, std::size_t size) {
-  thread_local std::vector<float> buffers[2];
+using aligned_floats = std::vector<float, alloc::allocator<float, alloc::standard>>;
+
+/// A [seq, seq] float scratch per thread, kept between calls. 64-byte aligned on every thread: Eigen's
+/// vectorised softmax treats the elements before the first aligned one with scalar code, so a buffer at another
+/// offset would give other bits, and results would depend on which thread ran a head.
+inline aligned_floats& attention_scratch(int which, std::size_t size) {
+  thread_local aligned_floats buffers[2];
   auto& b = buffers[which];
   if (b.size() < size) b.resize(size);
   return b;
