@@ -184,8 +184,8 @@ inline __mmask16 subnormal_lanes_avx512(__m512 v) noexcept {
 // vcvtneps2bf16 rounds to nearest even and quiets NaNs exactly like bf16::round_to_bits, but it always treats
 // subnormal inputs as zero (whatever MXCSR says; seen on Zen 5). Our contract keeps subnormals, so a block of 32
 // containing one is redone with the integer rounding. Why not the integer rounding alone: in cache this kernel
-// is ~1.6x faster than to_bf16_avx512 (docs/benchmarks.md), and even with a subnormal in every block it is no
-// slower than that kernel, since the check costs two mask tests per 16 values.
+// is ~1.7x faster than to_bf16_avx512 (docs/benchmarks.md); the check is two mask tests per 16 values, and even
+// with a subnormal in every block this kernel stays within 10% of that one.
 inline void to_bf16_avx512bf16(const float* src, bf16* dst, std::size_t n) noexcept {
   std::size_t i = 0;
   for (; i + 32 <= n; i += 32) {
@@ -241,8 +241,8 @@ inline void to_float_kernel(const bf16* src, float* dst, std::size_t n) noexcept
 }
 
 /// Below this many elements a conversion runs on the calling thread. Measured on 2 Zen 5 cores with the data in
-/// cache (docs/benchmarks.md): at 2^17 elements (two chunks) splitting is 1.5x faster, at 2^18 2.3x; at 2^16
-/// there is one chunk and nothing to gain. Out of cache, memory bandwidth rather than cores sets the pace.
+/// cache (docs/benchmarks.md): at 2^17 elements (two chunks) splitting is 1.4-1.7x faster, at 2^18 1.9-2.3x; at
+/// 2^16 there is one chunk and nothing to gain. Out of cache, memory bandwidth rather than cores sets the pace.
 inline constexpr std::size_t bf16_convert_parallel_threshold = std::size_t{1} << 17;
 /// Elements per task: 64 Ki floats + 64 Ki bf16s = 384 KiB, inside one core's L2; 2^14..2^17 measured alike.
 inline constexpr std::size_t bf16_convert_chunk = std::size_t{1} << 16;
