@@ -4,6 +4,7 @@
 //   stream: one per dropout site and step (e.g. step * sites + site), so every site draws fresh bits.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,16 +29,86 @@ namespace cputrain::kernels {
   return z ^ (z >> 31);
 }
 
+/// What a kept element is multiplied by: 1 / (1 - p), as torch's dropout scales.
+[[nodiscard]] inline float dropout_scale(float p) noexcept { return 1.0f / (1.0f - p); }
+
+/// The per-element bits of dropout for one (seed, stream). The 64-bit keys come from counter_random once;
+/// each element then costs two rounds of a 32-bit multiply-xorshift hash, which compilers vectorise (AVX2
+/// multiplies 32-bit lanes; 64-bit lanes need AVX-512DQ), so masks cost a few instructions per element.
+class dropout_stream {
+ public:
+  constexpr dropout_stream(std::uint64_t seed, std::uint64_t stream) noexcept
+      : k0_(static_cast<std::uint32_t>(counter_random(seed, stream, 0) >> 32)),
+        k1_(static_cast<std::uint32_t>(counter_random(seed, stream, 1))) {}
+
+  /// 32 random bits for element `index`.
+  [[nodiscard]] constexpr std::uint32_t bits(std::uint64_t index) const noexcept {
+    return bits(static_cast<std::uint32_t>(index), high_key(index >> 32));
+  }
+  /// The same, with the index split: high_key(index >> 32) is constant over runs of 2^32 elements.
+  [[nodiscard]] static constexpr std::uint32_t mix(std::uint32_t x) noexcept {
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    return x ^ (x >> 16);
+  }
+  [[nodiscard]] constexpr std::uint32_t high_key(std::uint64_t high) const noexcept {
+    return k1_ ^ (static_cast<std::uint32_t>(high) * 0x9e3779b9u);
+  }
+  [[nodiscard]] constexpr std::uint32_t bits(std::uint32_t low, std::uint32_t high_key) const noexcept {
+    return mix(mix(low ^ k0_) ^ high_key);
+  }
+
+ private:
+  std::uint32_t k0_, k1_;
+};
+
+/// Elements whose top 24 bits are below this are dropped: keep with probability 1 - p (to 2^-24).
+[[nodiscard]] constexpr std::uint32_t dropout_threshold(float p) noexcept {
+  const double t = static_cast<double>(p) * 16777216.0;
+  const auto whole = static_cast<std::uint32_t>(t);
+  return static_cast<double>(whole) < t ? whole + 1 : whole;  // ceil, constexpr
+}
+
 /// Whether element `index` of `stream` is kept when dropping with probability p.
 [[nodiscard]] constexpr bool dropout_keeps(std::uint64_t seed, std::uint64_t stream, std::uint64_t index,
                                            float p) noexcept {
-  // 24 bits, compared exactly in float: keep with probability 1 - p (to 2^-24).
-  const auto u = static_cast<float>(counter_random(seed, stream, index) >> 40) * 0x1p-24f;
-  return u >= p;
+  return (dropout_stream(seed, stream).bits(index) >> 8) >= dropout_threshold(p);
 }
 
-/// What a kept element is multiplied by: 1 / (1 - p), as torch's dropout scales.
-[[nodiscard]] inline float dropout_scale(float p) noexcept { return 1.0f / (1.0f - p); }
+/// factors[i] = scale when element first_index + i survives, else 0, for i in [0, n). A loop of integer
+/// arithmetic and a select that compilers vectorise.
+inline void dropout_factors(const dropout_stream& mask, std::uint64_t first_index, std::size_t n, float p,
+                            float scale, float* factors) {
+  const std::uint32_t threshold = dropout_threshold(p);
+  std::size_t i = 0;
+  while (i < n) {
+    // A run of indices sharing their high 32 bits (in practice the whole range).
+    const std::uint64_t index = first_index + i;
+    const std::uint64_t to_boundary = (std::uint64_t{1} << 32) - (index & 0xffffffffu);
+    const auto run = static_cast<std::uint32_t>(std::min<std::uint64_t>(n - i, to_boundary));
+    const std::uint32_t high_key = mask.high_key(index >> 32);
+    const auto low = static_cast<std::uint32_t>(index);
+    float* out = factors + i;
+    for (std::uint32_t j = 0; j < run; ++j) out[j] = (mask.bits(low + j, high_key) >> 8) >= threshold ? scale : 0.0f;
+    i += run;
+  }
+}
+
+/// Calls f(i, factor) for i in [0, n), factor = 1/(1-p) for a surviving element and 0 for a dropped one
+/// (multiply by it: a dropped NaN stays NaN, as in torch). Factors are made 1024 at a time on the stack.
+template <class F>
+void for_dropout_mask(const dropout_stream& mask, std::uint64_t first_index, std::size_t n, float p, F&& f) {
+  constexpr std::size_t chunk = 1024;
+  alignas(64) float factors[chunk];
+  const float scale = dropout_scale(p);
+  for (std::size_t start = 0; start < n; start += chunk) {
+    const std::size_t len = std::min(chunk, n - start);
+    dropout_factors(mask, first_index + start, len, p, scale, factors);
+    for (std::size_t i = 0; i < len; ++i) f(start + i, factors[i]);
+  }
+}
 
 inline void check_dropout_probability(float p) {
   if (!(p >= 0.0f && p < 1.0f)) {
@@ -45,20 +116,22 @@ inline void check_dropout_probability(float p) {
   }
 }
 
-/// y = x * keep / (1 - p) over [n] elements; y may alias x. p == 0 copies. Element i draws counter
+/// y = x * keep / (1 - p) over [n] elements, a multiplication as torch's (a dropped NaN stays NaN); y may
+/// alias x. p == 0 copies. Element i draws counter
 /// first_index + i, so a tensor handled in pieces (one attention head at a time) gets the mask it would whole.
 inline void dropout_forward(const float* x, std::size_t n, float p, std::uint64_t seed, std::uint64_t stream,
                             float* y, std::uint64_t first_index = 0) {
   check_dropout_probability(p);
-  const float scale = dropout_scale(p);
+  const dropout_stream mask(seed, stream);
   for_row_blocks(n, 8192, [&](std::size_t first, std::size_t end) {
     if (p == 0.0f) {
       for (std::size_t i = first; i < end; ++i) y[i] = x[i];
       return;
     }
-    for (std::size_t i = first; i < end; ++i) {
-      y[i] = dropout_keeps(seed, stream, first_index + i, p) ? x[i] * scale : 0.0f;
-    }
+    const float* xs = x + first;
+    float* ys = y + first;
+    for_dropout_mask(mask, first_index + first, end - first, p,
+                     [&](std::size_t i, float factor) { ys[i] = xs[i] * factor; });
   });
 }
 

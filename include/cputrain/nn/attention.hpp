@@ -67,6 +67,7 @@ void attention_forward(const attention_shape& s, const TA* q, const TA* k, const
   using kernels::transpose;
   const std::size_t H = s.hidden(), S = s.seq, D = s.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const kernels::dropout_stream mask(dropout.seed, dropout.stream);
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, s.groups(), 1),
       [&](const tbb::blocked_range<std::size_t>& range) {
@@ -87,12 +88,9 @@ void attention_forward(const attention_shape& s, const TA* q, const TA* k, const
             cputrain::detail::to_bf16_scalar(scores.data(), kept, S * S);
           }
           if (dropout.active()) {
-            const float keep_scale = kernels::dropout_scale(dropout.p);
-            for (std::size_t i = 0; i < S * S; ++i) {
-              scores[i] = kernels::dropout_keeps(dropout.seed, dropout.stream, g * S * S + i, dropout.p)
-                              ? scores[i] * keep_scale
-                              : 0.0f;
-            }
+            float* sc = scores.data();
+            kernels::for_dropout_mask(mask, g * S * S, S * S, dropout.p,
+                                      [&](std::size_t i, float factor) { sc[i] *= factor; });
           }
           // context_bh [S, D] = dropout(P) [S, S] * V_bh [S, D]
           gemm(transpose::no, transpose::no, S, D, S, 1.0f, scores.data(), S, v + head, H, 0.0f, context + head, H,
@@ -111,6 +109,7 @@ void attention_backward(const attention_shape& s, const TA* q, const TA* k, cons
   using kernels::transpose;
   const std::size_t H = s.hidden(), S = s.seq, D = s.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const kernels::dropout_stream mask(dropout.seed, dropout.stream);
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, s.groups(), 1),
       [&](const tbb::blocked_range<std::size_t>& range) {
@@ -120,13 +119,14 @@ void attention_backward(const attention_shape& s, const TA* q, const TA* k, cons
           const TP* p = probs + g * S * S;
           auto& dropped = detail::attention_scratch(0, S * S);
           auto& dprobs = detail::attention_scratch(1, S * S);
-          const float keep_scale = dropout.active() ? kernels::dropout_scale(dropout.p) : 1.0f;
-          for (std::size_t i = 0; i < S * S; ++i) {
-            const float pi = static_cast<float>(p[i]);
-            dropped[i] = !dropout.active() ? pi
-                         : kernels::dropout_keeps(dropout.seed, dropout.stream, g * S * S + i, dropout.p)
-                             ? pi * keep_scale
-                             : 0.0f;
+          float* dr = dropped.data();
+          float* dp = dprobs.data();
+          if (dropout.active()) {
+            kernels::for_dropout_mask(mask, g * S * S, S * S, dropout.p, [&](std::size_t i, float factor) {
+              dr[i] = static_cast<float>(p[i]) * factor;
+            });
+          } else {
+            for (std::size_t i = 0; i < S * S; ++i) dr[i] = static_cast<float>(p[i]);
           }
           // dV_bh [S, D] = dropout(P)^T [S, S] * dcontext_bh [S, D]
           gemm(transpose::yes, transpose::no, S, D, S, 1.0f, dropped.data(), S, dcontext + head, H, 0.0f, dv + head,
@@ -135,11 +135,8 @@ void attention_backward(const attention_shape& s, const TA* q, const TA* k, cons
           gemm(transpose::no, transpose::yes, S, S, D, 1.0f, dcontext + head, H, v + head, H, 0.0f, dprobs.data(), S,
                gemm_threads::calling_thread);
           if (dropout.active()) {
-            for (std::size_t i = 0; i < S * S; ++i) {
-              dprobs[i] = kernels::dropout_keeps(dropout.seed, dropout.stream, g * S * S + i, dropout.p)
-                              ? dprobs[i] * keep_scale
-                              : 0.0f;
-            }
+            kernels::for_dropout_mask(mask, g * S * S, S * S, dropout.p,
+                                      [&](std::size_t i, float factor) { dp[i] *= factor; });
           }
           for (std::size_t i = 0; i < S; ++i) {  // d probs -> d scores
             kernels::attention_softmax_row_backward(dprobs.data() + i * S, p + i * S, scale, S);
