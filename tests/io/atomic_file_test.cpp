@@ -3,6 +3,8 @@
 // that never produce a mixed file.
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -29,26 +31,8 @@ using cputrain::io::write_file_atomically;
 
 namespace {
 
-// A scratch directory that is removed with everything in it.
-class temp_dir {
- public:
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "cputrain-atomic-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  const fs::path& path() const { return path_; }
+using cputrain::test::temp_dir;
 
- private:
-  fs::path path_;
-};
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

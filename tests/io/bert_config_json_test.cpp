@@ -3,6 +3,8 @@
 // value and unreadable file throwing io_error naming the file, the key and the value.
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <stdlib.h>
 
 #include <filesystem>
@@ -24,24 +26,8 @@ using cputrain::nn::bert_config;
 
 namespace {
 
-class temp_dir {
- public:
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "cputrain-config-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  const fs::path& path() const { return path_; }
+using cputrain::test::temp_dir;
 
- private:
-  fs::path path_;
-};
 
 fs::path put(const temp_dir& dir, const std::string& text, const std::string& name = "config.json") {
   const fs::path p = dir.path() / name;

@@ -1,7 +1,7 @@
 // Tests for include/cputrain/io/model_weights.hpp.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
+#include "support/temp_dir.hpp"
 
 #include <filesystem>
 #include <functional>
@@ -27,11 +27,7 @@ ct::nn::bert_config tiny_config() {
   return c;
 }
 
-struct scratch_dir {
-  fs::path path = fs::temp_directory_path() / ("cputrain-weights-" + std::to_string(::getpid()));
-  scratch_dir() { fs::create_directories(path); }
-  ~scratch_dir() { fs::remove_all(path); }
-};
+using cputrain::test::temp_dir;
 
 /// Writes the model's tensors renamed by `rename` ("" drops a tensor), plus `extra` tensors of 4 floats.
 void write_variant(const ct::nn::bert_qa<>& model, const fs::path& path,
@@ -50,18 +46,18 @@ void write_variant(const ct::nn::bert_qa<>& model, const fs::path& path,
 }  // namespace
 
 TEST_CASE("saved weights load back exactly, with HF names and the pt format tag") {
-  scratch_dir dir;
+  temp_dir dir;
   ct::nn::bert_qa<> a(tiny_config(), 1), b(tiny_config(), 2);
   REQUIRE(std::vector<float>(a.params().begin(), a.params().end()) !=
           std::vector<float>(b.params().begin(), b.params().end()));
-  ct::io::save_weights(a, dir.path / "model.safetensors");
-  const auto file = ct::io::safetensors_file::open(dir.path / "model.safetensors");
+  ct::io::save_weights(a, dir.path() / "model.safetensors");
+  const auto file = ct::io::safetensors_file::open(dir.path() / "model.safetensors");
   CHECK(file.metadata().at("format") == "pt");
   CHECK(file.contains("bert.encoder.layer.0.attention.self.query.weight"));
   CHECK(file.contains("qa_outputs.bias"));
   CHECK(file.size() == a.table().entries().size());
 
-  const auto report = ct::io::load_weights(b, dir.path / "model.safetensors");
+  const auto report = ct::io::load_weights(b, dir.path() / "model.safetensors");
   CHECK(report.initialized.empty());
   CHECK(report.ignored.empty());
   CHECK(std::vector<float>(a.params().begin(), a.params().end()) ==
@@ -69,13 +65,13 @@ TEST_CASE("saved weights load back exactly, with HF names and the pt format tag"
 }
 
 TEST_CASE("exact loading lists every missing, unexpected and misshapen tensor at once") {
-  scratch_dir dir;
+  temp_dir dir;
   ct::nn::bert_qa<> model(tiny_config(), 1);
-  write_variant(model, dir.path / "partial.safetensors",
+  write_variant(model, dir.path() / "partial.safetensors",
                 [](const std::string& n) { return n == "qa_outputs.weight" || n == "bert.embeddings.LayerNorm.bias" ? "" : n; },
                 {"bert.pooler.dense.bias"});
   try {
-    ct::io::load_weights(model, dir.path / "partial.safetensors");
+    ct::io::load_weights(model, dir.path() / "partial.safetensors");
     FAIL("expected an error");
   } catch (const ct::io::io_error& e) {
     const std::string what = e.what();
@@ -88,17 +84,17 @@ TEST_CASE("exact loading lists every missing, unexpected and misshapen tensor at
   auto other = tiny_config();
   other.intermediate_size = 16;
   ct::nn::bert_qa<> wider(other, 1);
-  ct::io::save_weights(wider, dir.path / "wider.safetensors");
-  CHECK_THROWS_WITH(ct::io::load_weights(model, dir.path / "wider.safetensors"),
+  ct::io::save_weights(wider, dir.path() / "wider.safetensors");
+  CHECK_THROWS_WITH(ct::io::load_weights(model, dir.path() / "wider.safetensors"),
                     Catch::Contains("bert.encoder.layer.0.intermediate.dense.weight"));
 }
 
 TEST_CASE("pretrained loading takes published naming, ignores heads it does not use, initialises the QA head") {
-  scratch_dir dir;
+  temp_dir dir;
   ct::nn::bert_qa<> source(tiny_config(), 3), target(tiny_config(), 4);
   // A bare BertModel checkpoint in the old TensorFlow-era names: no "bert." prefix, LayerNorm gamma/beta, a
   // pooler and a pre-training head, and no QA head.
-  write_variant(source, dir.path / "pretrained.safetensors",
+  write_variant(source, dir.path() / "pretrained.safetensors",
                 [](std::string n) {
                   if (n.starts_with("qa_outputs.")) return std::string();
                   n = n.substr(5);  // drop "bert."
@@ -111,7 +107,7 @@ TEST_CASE("pretrained loading takes published naming, ignores heads it does not 
   const std::vector<float> qa_before(target.params().begin() + static_cast<std::ptrdiff_t>(qa.offset),
                                      target.params().begin() + static_cast<std::ptrdiff_t>(qa.offset + qa.size));
   const auto report =
-      ct::io::load_weights(target, dir.path / "pretrained.safetensors", ct::io::weight_loading::pretrained);
+      ct::io::load_weights(target, dir.path() / "pretrained.safetensors", ct::io::weight_loading::pretrained);
   CHECK(report.initialized == std::vector<std::string>{"qa_outputs.weight", "qa_outputs.bias"});
   CHECK(report.ignored == std::vector<std::string>{"cls.predictions.bias", "pooler.dense.bias"});
   for (const auto& p : target.table().entries()) {
@@ -125,10 +121,10 @@ TEST_CASE("pretrained loading takes published naming, ignores heads it does not 
     }
   }
   // an encoder tensor missing is an error, even when fine-tuning
-  write_variant(source, dir.path / "broken.safetensors",
+  write_variant(source, dir.path() / "broken.safetensors",
                 [](const std::string& n) { return n.find("layer.0.output.dense.weight") != std::string::npos ? "" : n; });
   CHECK_THROWS_WITH(
-      ct::io::load_weights(target, dir.path / "broken.safetensors", ct::io::weight_loading::pretrained),
+      ct::io::load_weights(target, dir.path() / "broken.safetensors", ct::io::weight_loading::pretrained),
       Catch::Contains("missing bert.encoder.layer.0.output.dense.weight"));
 }
 

@@ -5,6 +5,8 @@
 // must never crash or read out of bounds (run this under the asan preset).
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <stdlib.h>
 
 #include <algorithm>
@@ -42,24 +44,8 @@ using cputrain::io::safetensors_writer;
 
 namespace {
 
-class temp_dir {
- public:
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "cputrain-safetensors-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  const fs::path& path() const { return path_; }
+using cputrain::test::temp_dir;
 
- private:
-  fs::path path_;
-};
 
 std::string le64(std::uint64_t n) {
   std::string s(8, '\0');
