@@ -3,6 +3,8 @@
 // independence of the parameter gradients; in-place use.
 #include <catch2/catch.hpp>
 
+#include "support/checks.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -17,6 +19,8 @@
 using cputrain::bf16;
 using cputrain::kernels::layer_norm_backward;
 using cputrain::kernels::layer_norm_forward;
+
+using cputrain::test::relative_error;
 
 namespace {
 
@@ -56,18 +60,6 @@ std::vector<double> reference_forward(const std::vector<double>& x, const std::v
 }
 
 std::vector<double> to_double(const std::vector<float>& v) { return {v.begin(), v.end()}; }
-
-/// max |got - want| / max |want|.
-double relative_error(const std::vector<float>& got, const std::vector<double>& want) {
-  REQUIRE(got.size() == want.size());
-  double worst = 0, scale = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    worst = std::max(worst, std::abs(got[i] - want[i]));
-    scale = std::max(scale, std::abs(want[i]));
-  }
-  REQUIRE(scale > 0);
-  return worst / scale;
-}
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;

@@ -3,6 +3,8 @@
 // activations; thread-count independence; sequences longer than one GEMM block.
 #include <catch2/catch.hpp>
 
+#include "support/checks.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -43,6 +45,8 @@ using cputrain::nn::dropout_site;
 #define CPUTRAIN_TEST_REPLACES_NEW 1
 #endif
 
+using cputrain::test::relative_error;
+
 namespace {
 thread_local std::size_t new_shift = 0;
 }  // namespace
@@ -72,17 +76,6 @@ std::vector<float> random_values(std::size_t n, std::mt19937& rng, float lo = -1
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);
   return v;
-}
-
-double relative_error(const std::vector<float>& got, const std::vector<double>& want) {
-  REQUIRE(got.size() == want.size());
-  double worst = 0, scale = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    worst = std::max(worst, std::abs(got[i] - want[i]));
-    scale = std::max(scale, std::abs(want[i]));
-  }
-  REQUIRE(scale > 0);
-  return worst / scale;
 }
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {

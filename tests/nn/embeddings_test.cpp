@@ -3,6 +3,8 @@
 // gets no gradient — and thread-count independence of the scatter.
 #include <catch2/catch.hpp>
 
+#include "support/checks.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +20,8 @@
 using cputrain::nn::embeddings;
 using cputrain::nn::parameter_table;
 
+using cputrain::test::relative_error;
+
 namespace {
 
 std::vector<float> random_values(std::size_t n, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
@@ -25,16 +29,6 @@ std::vector<float> random_values(std::size_t n, std::mt19937& rng, float lo = -1
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);
   return v;
-}
-
-double relative_error(const float* got, const std::vector<double>& want) {
-  double worst = 0, scale = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    worst = std::max(worst, std::abs(got[i] - want[i]));
-    scale = std::max(scale, std::abs(want[i]));
-  }
-  REQUIRE(scale > 0);
-  return worst / scale;
 }
 
 struct fixture {

@@ -2,6 +2,8 @@
 // against central differences of a double reference, gradient accumulation, accumulate_dx, and bf16 operands.
 #include <catch2/catch.hpp>
 
+#include "support/checks.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,6 +18,8 @@ using cputrain::bf16;
 using cputrain::nn::linear;
 using cputrain::nn::parameter_table;
 
+using cputrain::test::relative_error;
+
 namespace {
 
 std::vector<float> random_values(std::size_t n, std::mt19937& rng) {
@@ -23,17 +27,6 @@ std::vector<float> random_values(std::size_t n, std::mt19937& rng) {
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);
   return v;
-}
-
-/// max |got - want| / max |want|.
-double relative_error(const float* got, const std::vector<double>& want) {
-  double worst = 0, scale = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    worst = std::max(worst, std::abs(got[i] - want[i]));
-    scale = std::max(scale, std::abs(want[i]));
-  }
-  REQUIRE(scale > 0);
-  return worst / scale;
 }
 
 struct fixture {

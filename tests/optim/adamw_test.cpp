@@ -3,6 +3,8 @@
 // bit-identically, and the errors a caller can provoke.
 #include <catch2/catch.hpp>
 
+#include "support/checks.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -31,20 +33,9 @@ using cputrain::optim::lr_schedule;
 using cputrain::optim::param_range;
 using cputrain::optim::schedule_kind;
 
+using cputrain::test::says;
+
 namespace {
-
-// Matches a usage_error whose message contains `text` (Catch2 v2's Contains matches strings, not exceptions).
-class says : public Catch::MatcherBase<usage_error> {
- public:
-  explicit says(std::string text) : text_(std::move(text)) {}
-  bool match(const usage_error& e) const override {
-    return std::string_view(e.what()).find(text_) != std::string_view::npos;
-  }
-  std::string describe() const override { return "has a message containing \"" + text_ + "\""; }
-
- private:
-  std::string text_;
-};
 
 // ---- the inputs of scripts/make_optim_reference.py, same formulas ----
 constexpr std::size_t n_ref = 37;

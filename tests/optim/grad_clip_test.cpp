@@ -3,6 +3,8 @@
 // alone, and the errors.
 #include <catch2/catch.hpp>
 
+#include "support/checks.hpp"
+
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -22,20 +24,9 @@ using cputrain::usage_error;
 using cputrain::optim::clip_grad_norm;
 using cputrain::optim::global_norm;
 
+using cputrain::test::says;
+
 namespace {
-
-// Matches a usage_error whose message contains `text` (Catch2 v2's Contains matches strings, not exceptions).
-class says : public Catch::MatcherBase<usage_error> {
- public:
-  explicit says(std::string text) : text_(std::move(text)) {}
-  bool match(const usage_error& e) const override {
-    return std::string_view(e.what()).find(text_) != std::string_view::npos;
-  }
-  std::string describe() const override { return "has a message containing \"" + text_ + "\""; }
-
- private:
-  std::string text_;
-};
 
 constexpr std::size_t n_ref = 37;  // three tensors of 20, 5 and 12 in torch, one flat buffer here
 

@@ -3,6 +3,8 @@
 // and the errors.
 #include <catch2/catch.hpp>
 
+#include "support/checks.hpp"
+
 #include <array>
 #include <cstdint>
 #include <ios>
@@ -20,20 +22,9 @@ using cputrain::optim::parse_schedule;
 using cputrain::optim::schedule_kind;
 using cputrain::optim::warmup_steps_from_ratio;
 
+using cputrain::test::says;
+
 namespace {
-
-// Matches a usage_error whose message contains `text` (Catch2 v2's Contains matches strings, not exceptions).
-class says : public Catch::MatcherBase<usage_error> {
- public:
-  explicit says(std::string text) : text_(std::move(text)) {}
-  bool match(const usage_error& e) const override {
-    return std::string_view(e.what()).find(text_) != std::string_view::npos;
-  }
-  std::string describe() const override { return "has a message containing \"" + text_ + "\""; }
-
- private:
-  std::string text_;
-};
 
 struct warmup_case {
   double ratio;

@@ -15,11 +15,6 @@
 
 namespace cputrain::kernels {
 
-namespace detail {
-inline float load(float x) { return x; }
-inline float load(bf16 x) { return static_cast<float>(x); }
-}  // namespace detail
-
 /// x, y: [rows, cols]; gamma, beta: [cols]; mean, rstd: [rows] (written, for backward). y may alias x.
 inline void layer_norm_forward(const float* x, const float* gamma, const float* beta, float eps, std::size_t rows,
                                std::size_t cols, float* y, float* mean, float* rstd) {
@@ -56,7 +51,7 @@ void layer_norm_backward(const float* dy, const TX* x, const float* mean, const 
     for (std::size_t r = first; r < end; ++r) {
       const float* dyr = dy + r * cols;
       const TX* xr = x + r * cols;
-      for (std::size_t j = 0; j < cols; ++j) partial[j] += dyr[j] * ((detail::load(xr[j]) - mean[r]) * rstd[r]);
+      for (std::size_t j = 0; j < cols; ++j) partial[j] += dyr[j] * ((static_cast<float>(xr[j]) - mean[r]) * rstd[r]);
     }
   });
   reduce_columns(rows, cols, block, dbeta, [&](std::size_t first, std::size_t end, float* partial) {
@@ -72,7 +67,7 @@ void layer_norm_backward(const float* dy, const TX* x, const float* mean, const 
       double sum_g = 0, sum_gx = 0;
       for (std::size_t j = 0; j < cols; ++j) {
         const float g = dyr[j] * gamma[j];
-        const float xhat = (detail::load(xr[j]) - mean[r]) * rstd[r];
+        const float xhat = (static_cast<float>(xr[j]) - mean[r]) * rstd[r];
         sum_g += g;
         sum_gx += static_cast<double>(g) * xhat;
       }
@@ -80,7 +75,7 @@ void layer_norm_backward(const float* dy, const TX* x, const float* mean, const 
       const auto mean_gx = static_cast<float>(sum_gx / static_cast<double>(cols));
       float* dxr = dx + r * cols;
       for (std::size_t j = 0; j < cols; ++j) {
-        const float xhat = (detail::load(xr[j]) - mean[r]) * rstd[r];
+        const float xhat = (static_cast<float>(xr[j]) - mean[r]) * rstd[r];
         dxr[j] = rstd[r] * (dyr[j] * gamma[j] - mean_g - xhat * mean_gx);
       }
     }
