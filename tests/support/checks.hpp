@@ -1,5 +1,5 @@
 // Checks shared by the test files: the error of a float result against a double reference, and a Catch2 matcher
-// for the message of a usage_error.
+// for the message of any cputrain exception.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -34,12 +34,13 @@ inline double relative_error(const float* got, const std::vector<double>& want) 
   return relative_error(std::span<const float>(got, want.size()), want);
 }
 
-/// Matches a usage_error whose message contains `text` (Catch2 v2's Contains matches strings, not exceptions):
+/// Matches a cputrain exception (usage_error, text_error, ...) whose message contains `text` (Catch2 v2's Contains
+/// matches strings, not exceptions):
 ///   CHECK_THROWS_MATCHES(f(), cputrain::usage_error, says("weight_decay"));
-class says : public Catch::MatcherBase<usage_error> {
+class says : public Catch::MatcherBase<cputrain::error> {
  public:
   explicit says(std::string text) : text_(std::move(text)) {}
-  bool match(const usage_error& e) const override {
+  bool match(const cputrain::error& e) const override {
     return std::string_view(e.what()).find(text_) != std::string_view::npos;
   }
   std::string describe() const override { return "has a message containing \"" + text_ + "\""; }

@@ -1,0 +1,78 @@
+// UTF-8 decoding for the tokenizer and the data readers: one code point at a time with an ASCII fast path, strict
+// validation (no overlong forms, no surrogates, nothing above U+10FFFF — utf8proc decides), and the conversions
+// between code-point positions (what Python and Hugging Face's offsets count) and byte positions (what a
+// std::string indexes).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <utf8proc.h>
+
+#include "cputrain/text/text_error.hpp"
+
+namespace cputrain::text {
+
+/// Decodes the code point starting at byte `pos` of `s` into `cp` and returns its length in bytes, or 0 if the
+/// bytes there are not valid UTF-8.
+inline std::size_t decode_utf8(std::string_view s, std::size_t pos, char32_t& cp) noexcept {
+  const auto byte = static_cast<unsigned char>(s[pos]);
+  if (byte < 0x80) {
+    cp = byte;
+    return 1;
+  }
+  utf8proc_int32_t value = 0;
+  const auto length = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data() + pos),
+                                       static_cast<utf8proc_ssize_t>(s.size() - pos), &value);
+  if (length <= 0) return 0;
+  cp = static_cast<char32_t>(value);
+  return static_cast<std::size_t>(length);
+}
+
+/// Appends `cp` (a valid scalar value) to `out` as UTF-8.
+inline void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+    return;
+  }
+  utf8proc_uint8_t buffer[4];
+  const auto length = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buffer);
+  out.append(reinterpret_cast<const char*>(buffer), static_cast<std::size_t>(length));
+}
+
+/// Byte position of the first invalid UTF-8 sequence in `s`, or std::string_view::npos when it is all valid.
+inline std::size_t find_invalid_utf8(std::string_view s) noexcept {
+  std::size_t pos = 0;
+  char32_t cp = 0;
+  while (pos < s.size()) {
+    const std::size_t length = decode_utf8(s, pos, cp);
+    if (length == 0) return pos;
+    pos += length;
+  }
+  return std::string_view::npos;
+}
+
+/// Number of code points in valid UTF-8 `s` (continuation bytes are not counted).
+inline std::size_t count_code_points(std::string_view s) noexcept {
+  std::size_t count = 0;
+  for (const char c : s) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return count;
+}
+
+/// Byte position of code point `index` in valid UTF-8 `s`; `s.size()` for index == count_code_points(s).
+/// Throws text_error when `s` has fewer code points.
+inline std::size_t byte_position(std::string_view s, std::size_t index) {
+  std::size_t seen = 0;
+  for (std::size_t pos = 0; pos < s.size(); ++pos) {
+    if ((static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) continue;
+    if (seen == index) return pos;
+    ++seen;
+  }
+  if (seen == index) return s.size();
+  throw text_error("text: code point " + std::to_string(index) + " is past the end (" + std::to_string(seen) +
+                   " code points)");
+}
+
+}  // namespace cputrain::text

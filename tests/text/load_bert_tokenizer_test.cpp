@@ -1,0 +1,52 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "cputrain/text/load_bert_tokenizer.hpp"
+#include "support/checks.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace cputrain::text;
+using cputrain::test::says;
+
+namespace {
+void write(const std::filesystem::path& file, const std::string& text) { std::ofstream(file, std::ios::binary) << text; }
+const std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\nHello\ncafé\ncafe\n";
+}  // namespace
+
+TEST_CASE("a model directory without tokenizer_config.json gets the uncased defaults") {
+  cputrain::test::temp_dir dir;
+  write(dir.path() / "vocab.txt", vocab);
+  const auto t = load_bert_tokenizer(dir.path());
+  CHECK(t.options().lower_case);
+  CHECK(t.encode("Hello Café").ids == std::vector<std::int32_t>{5, 8});
+}
+
+TEST_CASE("tokenizer_config.json switches lower casing and accent stripping") {
+  cputrain::test::temp_dir dir;
+  write(dir.path() / "vocab.txt", vocab);
+  write(dir.path() / "tokenizer_config.json", R"({"do_lower_case": false, "model_max_length": 512})");
+  const auto cased = load_bert_tokenizer(dir.path());
+  CHECK_FALSE(cased.options().lower_case);
+  CHECK(cased.encode("Hello café").ids == std::vector<std::int32_t>{6, 7});  // accents kept when not lower-casing
+
+  write(dir.path() / "tokenizer_config.json", R"({"do_lower_case": true, "strip_accents": false})");
+  CHECK(load_bert_tokenizer(dir.path()).encode("CAFÉ").ids == std::vector<std::int32_t>{7});
+}
+
+TEST_CASE("a broken tokenizer_config.json or a directory without vocab.txt is named") {
+  cputrain::test::temp_dir dir;
+  CHECK_THROWS_MATCHES(load_bert_tokenizer(dir.path()), text_error, says("no vocab.txt in this directory"));
+  write(dir.path() / "vocab.txt", vocab);
+  write(dir.path() / "tokenizer_config.json", "{not json");
+  CHECK_THROWS_MATCHES(load_bert_tokenizer(dir.path()), text_error, says("tokenizer_config.json: not valid JSON"));
+  write(dir.path() / "tokenizer_config.json", R"({"do_lower_case": "yes"})");
+  CHECK_THROWS_MATCHES(load_bert_tokenizer(dir.path()), text_error,
+                       says("\"do_lower_case\" must be true or false, not \"yes\""));
+}
+
+TEST_CASE("a vocab.txt path works as well as a directory") {
+  cputrain::test::temp_dir dir;
+  write(dir.path() / "vocab.txt", vocab);
+  CHECK(load_bert_tokenizer(dir.path() / "vocab.txt").encode("hello").ids == std::vector<std::int32_t>{5});
+}
