@@ -33,6 +33,14 @@
 #include "cputrain/io/model_weights.hpp"     // IWYU pragma: export
 #include "cputrain/io/safetensors.hpp"       // IWYU pragma: export
 
+#include "cputrain/data/data_error.hpp"      // IWYU pragma: export
+#include "cputrain/data/python_text.hpp"     // IWYU pragma: export
+#include "cputrain/data/qa_features.hpp"     // IWYU pragma: export
+#include "cputrain/data/qa_postprocess.hpp"  // IWYU pragma: export
+#include "cputrain/data/squad_example.hpp"   // IWYU pragma: export
+#include "cputrain/data/squad_metrics.hpp"   // IWYU pragma: export
+#include "cputrain/data/squad_reader.hpp"    // IWYU pragma: export
+
 #include "cputrain/nn/attention.hpp"      // IWYU pragma: export
 #include "cputrain/nn/bert_config.hpp"    // IWYU pragma: export
 #include "cputrain/nn/bert_qa.hpp"        // IWYU pragma: export
