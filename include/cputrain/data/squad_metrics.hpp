@@ -159,12 +159,6 @@ namespace detail {
   return out;
 }
 
-inline void append_utf8(std::string& out, char32_t cp) {
-  utf8proc_uint8_t bytes[4];
-  const utf8proc_ssize_t n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), bytes);
-  out.append(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(n));
-}
-
 /// normalize_answer(s).split(), sorted (only the multiset matters to the F1 scores).
 [[nodiscard]] inline std::vector<std::string> sorted_tokens(std::string_view normalized) {
   std::vector<std::string> tokens;
@@ -317,7 +311,7 @@ struct py_number {
     }
     if (gap) out.push_back(' ');
     gap = false;
-    detail::append_utf8(out, cp);
+    text::append_utf8(out, cp);
   }
   return out;
 }
