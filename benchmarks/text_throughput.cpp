@@ -9,7 +9,7 @@
 // Every phase runs on the same bytes in memory, --repeats times, and the best time is kept:
 //   parse       parse_squad on the file's bytes
 //   tokenize    bert_tokenizer::encode over every context once and every question, one thread
-//   features    make_qa_features with labels (training), at 1 thread and at --threads threads, and with offsets
+//   features    make_qa_features with labels (training), at 1 thread and at --threads threads, and without
 //               (evaluation) at 1 thread
 // MB/s are file megabytes per second unless the name says "text"; at 1 thread they are per core. Memory: each
 // phase's peak RSS above what was resident before it (Linux clear_refs), qa_features::memory_bytes(), and the
@@ -525,10 +525,8 @@ int run(const settings& s, const ct::text::bert_tokenizer& tokenizer) {
   std::fprintf(stderr, "tokenize: %.3f s\n", tokenized.seconds);
 
   // (c) training features, 1 thread and s.threads; (d) evaluation features, 1 thread
-  const ct::data::qa_feature_options train_options{.max_seq_length = 384, .doc_stride = 128, .labels = true,
-                                                   .offsets = false};
-  const ct::data::qa_feature_options eval_options{.max_seq_length = 384, .doc_stride = 128, .labels = false,
-                                                  .offsets = true};
+  const ct::data::qa_feature_options train_options{.max_seq_length = 384, .doc_stride = 128, .labels = true};
+  const ct::data::qa_feature_options eval_options{.max_seq_length = 384, .doc_stride = 128, .labels = false};
   const auto features_at = [&](int threads, const ct::data::qa_feature_options& options) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
     return best_of(s.repeats, [&] { return ct::data::make_qa_features(dataset, tokenizer, options); });
@@ -647,7 +645,7 @@ int run(const settings& s, const ct::text::bert_tokenizer& tokenizer) {
   row("features, train, " + std::to_string(s.threads) + " threads", train_nt.seconds,
       fixed(file_mb / train_nt.seconds, 2) + " MB/s", fixed(n_features / train_nt.seconds / 1e3, 1) + " k/s",
       optional_text(train_nt.peak_extra_mib));
-  row("features, eval (offsets), 1 thread", eval_1t.seconds, fixed(file_mb / eval_1t.seconds, 2) + " MB/s",
+  row("features, eval (no labels), 1 thread", eval_1t.seconds, fixed(file_mb / eval_1t.seconds, 2) + " MB/s",
       std::to_string(eval.count) + " (" + fixed(static_cast<double>(eval.count) / eval_1t.seconds / 1e3, 1) + " k/s)",
       optional_text(eval_1t.peak_extra_mib));
   row("parse + train features, 1 thread", pipeline_s, fixed(file_mb / pipeline_s, 2) + " MB/s per core", "", "");

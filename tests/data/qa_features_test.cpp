@@ -48,13 +48,12 @@ TEST_CASE("a long context becomes overlapping windows with doc_stride tokens in 
   qa_feature_options options;
   options.max_seq_length = 9;
   options.doc_stride = 2;
-  options.offsets = true;
   const auto f = make_qa_features(data, letters_tokenizer(), options);
   REQUIRE(f.size() == 3);
   CHECK(f.input_ids(0).size() == 9);
-  CHECK(ids(f.input_ids(0).begin(), f.input_ids(0).end()) == ids{2, 15, 3, 5, 6, 7, 8, 9, 3});
-  CHECK(ids(f.input_ids(1).begin(), f.input_ids(1).end()) == ids{2, 15, 3, 8, 9, 10, 11, 12, 3});
-  CHECK(ids(f.input_ids(2).begin(), f.input_ids(2).end()) == ids{2, 15, 3, 11, 12, 13, 14, 3});
+  CHECK(f.input_ids(0) == ids{2, 15, 3, 5, 6, 7, 8, 9, 3});
+  CHECK(f.input_ids(1) == ids{2, 15, 3, 8, 9, 10, 11, 12, 3});
+  CHECK(f.input_ids(2) == ids{2, 15, 3, 11, 12, 13, 14, 3});
   CHECK(f[2].window == 2);
   CHECK(f[2].context_first == 6);
   // "g h" starts at character 12: tokens 6 and 7 of the context, outside window 0.
@@ -153,8 +152,7 @@ TEST_CASE("features equal Hugging Face's windows of the SQuAD sample and label t
       qa_feature_options options;
       options.max_seq_length = max_length;
       options.doc_stride = ref["stride"].get<std::size_t>();
-      options.offsets = true;
-      by_length.emplace(max_length, make_qa_features(data, tok, options));
+        by_length.emplace(max_length, make_qa_features(data, tok, options));
     }
     const auto& f = by_length.at(max_length);
     const std::string id = ref["id"];
@@ -179,7 +177,7 @@ TEST_CASE("features equal Hugging Face's windows of the SQuAD sample and label t
         const auto& want = ref["windows"][w];
         const auto want_ids = want["ids"].get<ids>();
         if (w == 0) {
-          CHECK(ids(got_ids.begin(), got_ids.end()) == want_ids);
+          CHECK(got_ids == want_ids);
         } else {
           REQUIRE(want_ids.size() <= got_ids.size());
           CHECK(ids(got_ids.begin(), got_ids.begin() + static_cast<std::ptrdiff_t>(want_ids.size() - 1)) ==
@@ -237,16 +235,39 @@ TEST_CASE("features do not depend on the number of threads") {
   qa_feature_options options;
   options.max_seq_length = 8;
   options.doc_stride = 1;
-  options.offsets = true;
   const auto many = make_qa_features(d, tok, options);
   std::vector<std::int32_t> all_many, all_one;
-  for (std::size_t i = 0; i < many.size(); ++i) all_many.insert(all_many.end(), many.input_ids(i).begin(), many.input_ids(i).end());
+  for (std::size_t i = 0; i < many.size(); ++i) {
+    const auto row = many.input_ids(i);
+    all_many.insert(all_many.end(), row.begin(), row.end());
+  }
   tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
   const auto single = make_qa_features(d, tok, options);
-  for (std::size_t i = 0; i < single.size(); ++i) all_one.insert(all_one.end(), single.input_ids(i).begin(), single.input_ids(i).end());
+  for (std::size_t i = 0; i < single.size(); ++i) {
+    const auto row = single.input_ids(i);
+    all_one.insert(all_one.end(), row.begin(), row.end());
+  }
   REQUIRE(many.size() == single.size());
   CHECK(many.size() > 500);
   CHECK(all_many == all_one);
   for (std::size_t i = 0; i < many.size(); ++i) CHECK(many[i].example == single[i].example);
   for (std::size_t i = 1; i < many.size(); ++i) CHECK(many[i - 1].example <= many[i].example);  // example order
+}
+
+TEST_CASE("memory follows contexts questions and features, not questions times contexts") {
+  // 200 questions over one context of 2,000 tokens: copying the context per question would take 1.6 MB of ids.
+  squad_dataset d;
+  std::string context;
+  for (int i = 0; i < 2000; ++i) context += "abcdefghij"[i % 10] + std::string(" ");
+  d.contexts.push_back(context);
+  for (int e = 0; e < 200; ++e) d.examples.push_back(squad_example{std::to_string(e), "", "q q", 0, {}, {}});
+  qa_feature_options options;
+  options.max_seq_length = 384;
+  options.doc_stride = 128;
+  const auto f = make_qa_features(d, letters_tokenizer(), options);
+  CHECK(f.size() == 200 * 8);  // 379 context tokens per window, a new one every 251: 8 windows
+  const std::size_t context_part = 2000 * (sizeof(std::int32_t) + sizeof(text::text_span));
+  CHECK(f.memory_bytes() >= context_part + f.size() * sizeof(qa_feature));
+  CHECK(f.memory_bytes() < context_part + f.size() * sizeof(qa_feature) + 200 * 2 * 4 + 4096);
+  CHECK(f.input_ids(1599).size() == 2 + 3 + (2000 - 7 * 251));  // question, [CLS] [SEP] [SEP], the last window
 }

@@ -38,7 +38,6 @@ struct fixture {
     options.max_seq_length = 9;
     options.doc_stride = 2;
     options.labels = false;
-    options.offsets = true;
     features = make_qa_features(data, letters_tokenizer(), options);
     start.assign(features.size() * row, 0.0f);
     end.assign(features.size() * row, 0.0f);

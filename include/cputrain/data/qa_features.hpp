@@ -4,11 +4,13 @@
 // windows starting every budget - doc_stride tokens), and for training the answer's start and end token positions
 // ([CLS], position 0, when the answer is not wholly inside the window or there is none).
 //
-// Stored compactly, because SQuAD's training set makes ~90,000 features: each feature keeps its unpadded token ids
-// and, when asked, the code-point offsets of its context tokens into the example's context; token types and the
-// attention mask follow from where the context starts and the length, and padding is added only when a batch is
-// assembled (to max_seq_length, or to the longest feature of the batch). Contexts are tokenized once however many
-// questions share them, on all cores (oneTBB), and the result does not depend on the number of threads.
+// Stored compactly, because SQuAD's training set makes ~90,000 features: each distinct context's tokens and their
+// code-point offsets are kept once, each question's tokens once, and a feature is where its window and its
+// question lie in those stores, plus its labels; token types and the attention mask follow from where the context
+// starts and the length, and padding is added only when a batch is assembled (to max_seq_length, or to the
+// longest feature of the batch). So memory follows contexts + questions + features, not questions x contexts.
+// Contexts are tokenized once however many questions share them, on all cores (oneTBB), and the result does not
+// depend on the number of threads.
 //
 // One deliberate difference from run_qa.py: when the answer starts in the last context token of a window,
 // run_qa.py's search runs past the context into [SEP] and padding (whose offsets are (0, 0)) and labels the start
@@ -37,25 +39,24 @@ namespace cputrain::data {
 struct qa_feature_options {
   std::size_t max_seq_length = 384;
   std::size_t doc_stride = 128;
-  bool labels = true;    // answer positions, for training (prepare_train_features)
-  bool offsets = false;  // context offsets, for post-processing (prepare_validation_features)
+  bool labels = true;  // answer positions, for training (prepare_train_features)
 };
 
 /// How a batch is padded: pad_to_max_length, or to its longest feature (Hugging Face's dynamic padding).
 enum class qa_padding { max_length, longest };
 
-/// One window of one example.
+/// One window of one example: where its pieces are in the shared token stores, and its labels.
 struct qa_feature {
   std::uint32_t example = 0;         // index into the dataset's examples
   std::uint32_t window = 0;          // which window of its example, from 0
   std::uint32_t length = 0;          // tokens without padding
   std::uint32_t context_begin = 0;   // position of the first context token (question tokens + 2)
   std::uint32_t context_tokens = 0;  // context tokens in this window
-  std::uint32_t context_first = 0;   // index of this window's first token among the context's tokens
+  std::uint32_t context_first = 0;   // index of this window's first token among its context's tokens
   std::int32_t start_position = 0;   // answer's first token ([CLS] = 0 when absent); with labels only
   std::int32_t end_position = 0;
-  std::size_t ids_begin = 0;         // into the shared id store
-  std::size_t offsets_begin = 0;     // into the shared offset store; context_tokens entries when kept
+  std::size_t question_ids = 0;      // into the question token store: context_begin - 2 ids
+  std::size_t context_ids = 0;       // into the context token store: the context's first token
 };
 
 /// What make_qa_features left out: examples whose question alone fills max_seq_length.
@@ -72,13 +73,13 @@ class qa_features {
   [[nodiscard]] std::span<const qa_feature> all() const noexcept { return features_; }
   [[nodiscard]] std::size_t max_seq_length() const noexcept { return max_seq_length_; }
   [[nodiscard]] bool has_labels() const noexcept { return labels_; }
-  [[nodiscard]] bool has_offsets() const noexcept { return offsets_kept_; }
   [[nodiscard]] const qa_feature_report& report() const noexcept { return report_; }
 
-  /// The feature's token ids without padding.
-  [[nodiscard]] std::span<const std::int32_t> input_ids(std::size_t i) const {
-    const auto& f = features_.at(i);
-    return std::span<const std::int32_t>(ids_).subspan(f.ids_begin, f.length);
+  /// The feature's token ids without padding: [CLS] question [SEP] window [SEP].
+  [[nodiscard]] std::vector<std::int32_t> input_ids(std::size_t i) const {
+    std::vector<std::int32_t> ids(features_.at(i).length);
+    write_ids(features_[i], ids.data());
+    return ids;
   }
   /// 0 for [CLS], the question and the first [SEP]; 1 for the context and the last [SEP]; 0 for padding.
   [[nodiscard]] std::int32_t token_type_id(std::size_t i, std::size_t position) const {
@@ -86,12 +87,11 @@ class qa_features {
     return position >= f.context_begin && position < f.length ? 1 : 0;
   }
   /// The code points of the example's context that the token at `position` came from; nullopt for positions
-  /// outside the context (as run_qa.py sets their offsets to None). Needs qa_feature_options::offsets.
+  /// outside the context (as run_qa.py sets their offsets to None).
   [[nodiscard]] std::optional<text::text_span> context_offset(std::size_t i, std::size_t position) const {
     const auto& f = features_.at(i);
-    if (!offsets_kept_) throw usage_error("qa_features: context offsets were not kept (qa_feature_options::offsets)");
     if (position < f.context_begin || position >= f.context_begin + f.context_tokens) return std::nullopt;
-    return offsets_[f.offsets_begin + (position - f.context_begin)];
+    return context_offsets_[f.context_ids + f.context_first + (position - f.context_begin)];
   }
 
   /// The features `indices` as a model batch, padded as asked; labels included when the features have them.
@@ -108,9 +108,7 @@ class qa_features {
     b.attention_mask.assign(b.tokens(), 0);
     for (std::size_t row = 0; row < indices.size(); ++row) {
       const auto& f = features_.at(indices[row]);
-      const auto ids = input_ids(indices[row]);
-      std::int32_t* out_ids = b.input_ids.data() + row * b.seq;
-      std::copy(ids.begin(), ids.end(), out_ids);
+      write_ids(f, b.input_ids.data() + row * b.seq);
       std::fill_n(b.attention_mask.data() + row * b.seq, f.length, 1);
       std::fill(b.token_type_ids.data() + row * b.seq + f.context_begin, b.token_type_ids.data() + row * b.seq + f.length,
                 1);
@@ -122,22 +120,32 @@ class qa_features {
     return b;
   }
 
-  /// Bytes held, to check that memory follows the features and not copies of the contexts.
+  /// Bytes held: the features, each question's tokens once, and each context's tokens and offsets once (not per
+  /// question or window).
   [[nodiscard]] std::size_t memory_bytes() const noexcept {
-    return features_.capacity() * sizeof(qa_feature) + ids_.capacity() * sizeof(std::int32_t) +
-           offsets_.capacity() * sizeof(text::text_span);
+    return features_.capacity() * sizeof(qa_feature) + question_ids_.capacity() * sizeof(std::int32_t) +
+           context_ids_.capacity() * sizeof(std::int32_t) + context_offsets_.capacity() * sizeof(text::text_span);
   }
 
  private:
   friend qa_features make_qa_features(const squad_dataset&, const text::bert_tokenizer&, const qa_feature_options&);
 
+  void write_ids(const qa_feature& f, std::int32_t* out) const {
+    const std::size_t q = f.context_begin - 2;
+    *out++ = cls_id_;
+    out = std::copy_n(question_ids_.data() + f.question_ids, q, out);
+    *out++ = sep_id_;
+    out = std::copy_n(context_ids_.data() + f.context_ids + f.context_first, f.context_tokens, out);
+    *out = sep_id_;
+  }
+
   std::vector<qa_feature> features_;
-  std::vector<std::int32_t> ids_;
-  std::vector<text::text_span> offsets_;
+  std::vector<std::int32_t> question_ids_;
+  std::vector<std::int32_t> context_ids_;
+  std::vector<text::text_span> context_offsets_;
   std::size_t max_seq_length_ = 0;
-  std::int32_t pad_id_ = 0;
+  std::int32_t pad_id_ = 0, cls_id_ = 0, sep_id_ = 0;
   bool labels_ = false;
-  bool offsets_kept_ = false;
   qa_feature_report report_;
 };
 
@@ -189,102 +197,103 @@ inline qa_features make_qa_features(const squad_dataset& dataset, const text::be
     throw usage_error("doc_stride " + std::to_string(options.doc_stride) + " must be smaller than max_seq_length " +
                       std::to_string(options.max_seq_length));
   const auto& vocab = tokenizer.vocab();
-
-  // Examples grouped by context, so each context is tokenized once; groups run in parallel and their features
-  // are joined in example order afterwards.
   const std::size_t n_examples = dataset.examples.size();
-  std::vector<std::uint32_t> order(n_examples);
-  for (std::size_t i = 0; i < n_examples; ++i) order[i] = static_cast<std::uint32_t>(i);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return dataset.examples[a].context_index < dataset.examples[b].context_index;
-  });
+  for (const auto& example : dataset.examples)
+    if (example.context_index >= dataset.contexts.size())
+      throw usage_error("make_qa_features: question \"" + example.id + "\" refers to context " +
+                        std::to_string(example.context_index) + " of " + std::to_string(dataset.contexts.size()));
 
+  // 1. Every context some question uses, tokenized once, in parallel, then laid end to end.
+  std::vector<char> used(dataset.contexts.size(), 0);
+  for (const auto& example : dataset.examples) used[example.context_index] = 1;
+  std::vector<text::token_sequence> contexts(dataset.contexts.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, contexts.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t c = r.begin(); c < r.end(); ++c)
+      if (used[c]) tokenizer.encode(dataset.contexts[c], contexts[c]);
+  });
+  qa_features result;
+  result.max_seq_length_ = options.max_seq_length;
+  result.pad_id_ = vocab.pad_id();
+  result.cls_id_ = vocab.cls_id();
+  result.sep_id_ = vocab.sep_id();
+  result.labels_ = options.labels;
+  std::vector<std::size_t> context_start(contexts.size()), context_length(contexts.size());
+  std::size_t context_tokens = 0;
+  for (std::size_t c = 0; c < contexts.size(); ++c) {
+    context_start[c] = context_tokens;
+    context_length[c] = contexts[c].size();
+    context_tokens += contexts[c].size();
+  }
+  result.context_ids_.reserve(context_tokens);
+  result.context_offsets_.reserve(context_tokens);
+  for (auto& c : contexts) {
+    result.context_ids_.insert(result.context_ids_.end(), c.ids.begin(), c.ids.end());
+    result.context_offsets_.insert(result.context_offsets_.end(), c.offsets.begin(), c.offsets.end());
+    c = text::token_sequence{};
+  }
+
+  // 2. Questions and windows per example, in parallel; joined in example order.
   struct example_output {
-    std::vector<qa_feature> features;  // ids_begin/offsets_begin relative to the vectors below
-    std::vector<std::int32_t> ids;
-    std::vector<text::text_span> offsets;
+    std::vector<qa_feature> features;
+    std::vector<std::int32_t> question;
     std::string problem;
   };
   std::vector<example_output> outputs(n_examples);
-
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n_examples, 64), [&](const tbb::blocked_range<std::size_t>& r) {
-    text::token_sequence context_tokens, question_tokens;
-    std::uint32_t tokenized_context = 0;
-    bool have_context = false;
-    for (std::size_t k = r.begin(); k < r.end(); ++k) {
-      const std::uint32_t e = order[k];
+    text::token_sequence question_tokens;
+    for (std::size_t e = r.begin(); e < r.end(); ++e) {
       const squad_example& example = dataset.examples[e];
-      if (!have_context || tokenized_context != example.context_index) {
-        context_tokens.clear();
-        tokenizer.encode(dataset.context(example), context_tokens);
-        tokenized_context = example.context_index;
-        have_context = true;
-      }
       question_tokens.clear();
       tokenizer.encode(example.question, question_tokens);
       example_output& out = outputs[e];
       const std::size_t q = question_tokens.size();
-      const std::size_t n = context_tokens.size();
+      const std::size_t first_token = context_start[example.context_index];
+      const std::size_t n = context_length[example.context_index];
       if (q + 3 + options.doc_stride >= options.max_seq_length && q + n + 3 > options.max_seq_length) {
         out.problem = "question \"" + example.id + "\": its " + std::to_string(q) +
                       " tokens leave no more than doc_stride (" + std::to_string(options.doc_stride) +
                       ") context tokens per window at max_seq_length " + std::to_string(options.max_seq_length);
         continue;
       }
+      out.question = std::move(question_tokens.ids);
+      question_tokens.ids = {};
       const std::size_t budget = options.max_seq_length - 3 - q;
       std::uint32_t window = 0;
       detail::for_each_window(n, budget, options.doc_stride, [&](std::size_t first, std::size_t stop) {
         qa_feature f;
-        f.example = e;
+        f.example = static_cast<std::uint32_t>(e);
         f.window = window++;
         f.context_begin = static_cast<std::uint32_t>(q + 2);
         f.context_tokens = static_cast<std::uint32_t>(stop - first);
         f.context_first = static_cast<std::uint32_t>(first);
         f.length = static_cast<std::uint32_t>(q + 3 + (stop - first));
-        f.ids_begin = out.ids.size();
-        out.ids.push_back(vocab.cls_id());
-        out.ids.insert(out.ids.end(), question_tokens.ids.begin(), question_tokens.ids.end());
-        out.ids.push_back(vocab.sep_id());
-        out.ids.insert(out.ids.end(), context_tokens.ids.begin() + static_cast<std::ptrdiff_t>(first),
-                       context_tokens.ids.begin() + static_cast<std::ptrdiff_t>(stop));
-        out.ids.push_back(vocab.sep_id());
-        const std::span<const text::text_span> window_offsets(context_tokens.offsets.data() + first, stop - first);
-        if (options.labels) detail::label_window(f, window_offsets, example);
-        if (options.offsets) {
-          f.offsets_begin = out.offsets.size();
-          out.offsets.insert(out.offsets.end(), window_offsets.begin(), window_offsets.end());
-        }
+        f.context_ids = first_token;
+        if (options.labels)
+          detail::label_window(f, std::span<const text::text_span>(result.context_offsets_).subspan(first_token + first, stop - first),
+                               example);
         out.features.push_back(f);
       });
     }
   });
 
-  qa_features result;
-  result.max_seq_length_ = options.max_seq_length;
-  result.pad_id_ = vocab.pad_id();
-  result.labels_ = options.labels;
-  result.offsets_kept_ = options.offsets;
-  std::size_t n_features = 0, n_ids = 0, n_offsets = 0;
+  std::size_t n_features = 0, n_question_ids = 0;
   for (const auto& out : outputs) {
     n_features += out.features.size();
-    n_ids += out.ids.size();
-    n_offsets += out.offsets.size();
+    n_question_ids += out.question.size();
   }
   result.features_.reserve(n_features);
-  result.ids_.reserve(n_ids);
-  result.offsets_.reserve(n_offsets);
+  result.question_ids_.reserve(n_question_ids);
   for (auto& out : outputs) {
     if (!out.problem.empty()) {
       ++result.report_.skipped;
       result.report_.problems.push_back(std::move(out.problem));
+      continue;
     }
     for (qa_feature f : out.features) {
-      f.ids_begin += result.ids_.size();
-      f.offsets_begin += result.offsets_.size();
+      f.question_ids = result.question_ids_.size();
       result.features_.push_back(f);
     }
-    result.ids_.insert(result.ids_.end(), out.ids.begin(), out.ids.end());
-    result.offsets_.insert(result.offsets_.end(), out.offsets.begin(), out.offsets.end());
+    result.question_ids_.insert(result.question_ids_.end(), out.question.begin(), out.question.end());
     out = example_output{};
   }
   return result;

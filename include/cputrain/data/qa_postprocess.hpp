@@ -107,14 +107,12 @@ inline std::vector<double> probabilities(const std::vector<double>& scores, bool
 
 }  // namespace detail
 
-/// Answers for every example of `dataset` from the logits of `features` (made with offsets). `start_logits` and
+/// Answers for every example of `dataset` from the logits of `features`. `start_logits` and
 /// `end_logits` hold features.size() rows of `row_length` values. Throws usage_error on mismatched sizes.
 inline qa_predictions_output postprocess_qa_predictions(const squad_dataset& dataset, const qa_features& features,
                                                         std::span<const float> start_logits,
                                                         std::span<const float> end_logits, std::size_t row_length,
                                                         const qa_postprocess_options& options) {
-  if (!features.has_offsets())
-    throw usage_error("postprocess_qa_predictions: the features were made without offsets (qa_feature_options::offsets)");
   if (row_length == 0 || start_logits.size() != features.size() * row_length ||
       end_logits.size() != start_logits.size())
     throw usage_error("postprocess_qa_predictions: expected " + std::to_string(features.size()) + " rows of " +
