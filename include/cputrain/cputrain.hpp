@@ -68,3 +68,13 @@
 #include "cputrain/text/text_error.hpp"           // IWYU pragma: export
 #include "cputrain/text/utf8.hpp"                 // IWYU pragma: export
 #include "cputrain/text/vocabulary.hpp"           // IWYU pragma: export
+
+#include "cputrain/train/checkpoint.hpp"    // IWYU pragma: export
+#include "cputrain/train/metrics_files.hpp" // IWYU pragma: export
+#include "cputrain/train/model_files.hpp"   // IWYU pragma: export
+#include "cputrain/train/output_dir.hpp"    // IWYU pragma: export
+#include "cputrain/train/progress.hpp"      // IWYU pragma: export
+#include "cputrain/train/qa_trainer.hpp"    // IWYU pragma: export
+#include "cputrain/train/sampler.hpp"       // IWYU pragma: export
+#include "cputrain/train/trainer_state.hpp" // IWYU pragma: export
+#include "cputrain/train/training_args.hpp" // IWYU pragma: export

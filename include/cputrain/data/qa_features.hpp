@@ -120,6 +120,11 @@ class qa_features {
     return b;
   }
 
+  /// Keeps the first `n` features (run_qa.py's --max_train_samples selects features after making them).
+  void truncate(std::size_t n) {
+    if (n < features_.size()) features_.resize(n);
+  }
+
   /// Bytes held: the features, each question's tokens once, and each context's tokens and offsets once (not per
   /// question or window).
   [[nodiscard]] std::size_t memory_bytes() const noexcept {

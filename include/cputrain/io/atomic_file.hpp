@@ -44,6 +44,23 @@ namespace detail {
 
 }  // namespace detail
 
+/// fsync()s directory `dir`, so that renames and new entries in it survive a power cut. `what` starts the
+/// message of the io_error thrown when that fails ("checkpoint-500 was written, but its directory").
+inline void sync_directory(const std::filesystem::path& dir, const std::string& what) {
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) {
+    const int err = errno;
+    detail::throw_write_errno(what + " cannot be opened to sync it", err);
+  }
+  int rc = 0;
+  while ((rc = ::fsync(dir_fd)) != 0 && errno == EINTR) {
+  }
+  const int fsync_errno = errno;
+  ::close(dir_fd);
+  // Some file systems cannot sync a directory and say so with EINVAL; there is nothing more we could do there.
+  if (rc != 0 && fsync_errno != EINVAL) detail::throw_write_errno(what + " could not be synced", fsync_errno);
+}
+
 class atomic_file_sink;
 inline void write_file_atomically(const std::filesystem::path& path,
                                   const std::function<void(atomic_file_sink&)>& produce);
@@ -180,20 +197,7 @@ inline void write_file_atomically(const std::filesystem::path& path,
   guard.armed = false;
 
   // The rename lives in the directory; until the directory is synced, a power cut can undo it.
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) {
-    const int err = errno;
-    detail::throw_write_errno(path.string() + " was written, but its directory cannot be opened to sync it", err);
-  }
-  int rc = 0;
-  while ((rc = ::fsync(dir_fd)) != 0 && errno == EINTR) {
-  }
-  const int fsync_errno = errno;
-  ::close(dir_fd);
-  // Some file systems cannot sync a directory and say so with EINVAL; there is nothing more we could do there.
-  if (rc != 0 && fsync_errno != EINVAL) {
-    detail::throw_write_errno(path.string() + " was written, but its directory could not be synced", fsync_errno);
-  }
+  sync_directory(dir, path.string() + " was written, but its directory");
 }
 
 /// Replaces (or creates) `path` with exactly `bytes`, atomically.

@@ -1,0 +1,205 @@
+// run_qa: Hugging Face's examples/pytorch/question-answering/run_qa.py, in C++, on the CPU. The same flags:
+//
+//   run_qa --model_name_or_path ./bert-base-uncased --train_file train.json --validation_file dev.json
+//     --do_train --do_eval --per_device_train_batch_size 12 --learning_rate 3e-5 --num_train_epochs 2
+//     --max_seq_length 384 --doc_stride 128 --output_dir /tmp/debug_squad/ --bf16 --use_cpu
+//
+// This file is the whole program and meant to be copied and adapted: it reads the arguments, loads the model and
+// the SQuAD files, makes features, trains (resuming from the output directory's last checkpoint as run_qa.py
+// does), evaluates, and writes what run_qa.py writes. The work itself is the library's (cputrain/train/...).
+// Exit status: 0; 2 for a usage error (a bad flag, a missing file), reported before any work; 1 for anything
+// else (a broken file, a diverged run), with a message naming the file or step.
+#include <cputrain/cputrain.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <new>
+#include <optional>
+#include <string>
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+
+namespace ct = cputrain;
+namespace fs = std::filesystem;
+
+namespace {
+
+void say(const std::string& line) {
+  std::fprintf(stdout, "%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+ct::data::squad_dataset load(const std::optional<std::string>& file, std::optional<int> max_samples, const char* flag) {
+  auto data = ct::data::read_squad(*file);
+  if (max_samples && static_cast<std::size_t>(*max_samples) < data.examples.size())
+    data.examples.resize(static_cast<std::size_t>(*max_samples));
+  say(std::string(flag) + " " + *file + ": " + std::to_string(data.examples.size()) + " questions over " +
+      std::to_string(data.contexts.size()) + " contexts");
+  return data;
+}
+
+ct::data::qa_features featurize(const ct::data::squad_dataset& data, const ct::text::bert_tokenizer& tokenizer,
+                                const ct::train::training_args& args, std::size_t max_seq_length, bool labels,
+                                std::optional<int> max_samples) {
+  ct::data::qa_feature_options options;
+  options.max_seq_length = max_seq_length;
+  options.doc_stride = static_cast<std::size_t>(args.doc_stride);
+  options.labels = labels;
+  auto features = ct::data::make_qa_features(data, tokenizer, options);
+  for (const auto& problem : features.report().problems) say("skipped " + problem);
+  if (max_samples && static_cast<std::size_t>(*max_samples) < features.size())
+    features.truncate(static_cast<std::size_t>(*max_samples));  // run_qa.py selects features a second time
+  return features;
+}
+
+// Post-processing, the prediction files and the metrics of one split ("eval" or "predict").
+template <class Trainer>
+nlohmann::json evaluate(Trainer& trainer, const ct::data::squad_dataset& data, const ct::data::qa_features& features,
+                        const ct::train::training_args& args, const std::string& split) {
+  const auto logits = trainer.predict(features);
+  ct::data::qa_postprocess_options post;
+  post.n_best_size = static_cast<std::size_t>(args.n_best_size);
+  post.max_answer_length = static_cast<std::size_t>(args.max_answer_length);
+  post.version_2_with_negative = args.version_2_with_negative;
+  post.null_score_diff_threshold = args.null_score_diff_threshold;
+  const auto answers = ct::data::postprocess_qa_predictions(data, features, logits.start, logits.end, logits.row_length, post);
+  ct::data::write_qa_predictions(answers, args.output_dir, split);
+  const auto scores = args.version_2_with_negative ? nlohmann::json(ct::data::to_json(ct::data::evaluate_squad_v2(data, answers.as_map())))
+                                                   : nlohmann::json(ct::data::to_json(ct::data::evaluate_squad_v1(data, answers.as_map())));
+  nlohmann::json metrics;
+  for (const auto& [key, value] : scores.items()) metrics[split + "_" + key] = value;
+  metrics[split + "_samples"] = features.size();
+  return metrics;
+}
+
+template <class Policy>
+int run(const ct::train::training_args& args, const ct::train::model_files& files, const ct::nn::bert_config& config,
+        const ct::text::bert_tokenizer& tokenizer, std::size_t max_seq_length,
+        const std::optional<fs::path>& resume) {
+  ct::nn::bert_qa<Policy> model(config, static_cast<std::uint64_t>(args.seed));
+  if (files.weights) {
+    const auto report = ct::io::load_weights(model, *files.weights, ct::io::weight_loading::pretrained);
+    for (const auto& name : report.initialized) say("newly initialized (not in the checkpoint): " + name);
+    if (!report.ignored.empty())
+      say("unused weights of the checkpoint: " + std::to_string(report.ignored.size()) + " (e.g. " +
+          report.ignored.front() + ")");
+  } else {
+    say("training a new model from " + files.config.string());
+  }
+  ct::train::trainer_callbacks callbacks;
+  callbacks.save_tokenizer = [&](const fs::path& dir) {
+    ct::train::save_tokenizer(tokenizer, config.max_position_embeddings, dir);
+  };
+  ct::train::qa_trainer<Policy> trainer(model, args, callbacks);
+  std::optional<double> epoch;
+
+  if (args.do_train) {
+    const auto data = load(args.train_file, args.max_train_samples, "--train_file");
+    const auto features = featurize(data, tokenizer, args, max_seq_length, true, args.max_train_samples);
+    const auto plan = trainer.plan_for(features.size());
+    say("***** Running training *****");
+    say("  Num examples = " + std::to_string(features.size()) + " features of " + std::to_string(data.examples.size()) + " questions");
+    say("  Num Epochs = " + std::to_string(plan.epochs) + ", batch size = " + std::to_string(args.per_device_train_batch_size) +
+        ", gradient accumulation = " + std::to_string(args.gradient_accumulation_steps) +
+        ", total optimization steps = " + std::to_string(plan.max_steps) + ", precision = " + (args.bf16 ? "bf16" : "fp32"));
+    if (resume) say("  Resuming from " + resume->string());
+    const auto result = trainer.train(features, resume);
+    ct::train::save_pretrained(args.output_dir, model, tokenizer);
+    ct::io::write_file_atomically(fs::path(args.output_dir) / "training_args.json", ct::train::to_json(args).dump(2) + "\n");
+    trainer.state().write(fs::path(args.output_dir) / "trainer_state.json");
+    nlohmann::json metrics = result.to_json();
+    metrics["train_samples"] = features.size();
+    ct::train::log_metrics("train", metrics);
+    ct::train::save_metrics(args.output_dir, "train", metrics);
+    epoch = result.epoch;
+  }
+  if (args.do_eval) {
+    const auto data = load(args.validation_file, args.max_eval_samples, "--validation_file");
+    const auto features = featurize(data, tokenizer, args, max_seq_length, false, args.max_eval_samples);
+    say("***** Running evaluation *****  " + std::to_string(features.size()) + " features");
+    auto metrics = evaluate(trainer, data, features, args, "eval");
+    if (epoch) metrics["epoch"] = *epoch;
+    ct::train::log_metrics("eval", metrics);
+    ct::train::save_metrics(args.output_dir, "eval", metrics);
+  }
+  if (args.do_predict) {
+    const auto data = load(args.test_file, args.max_predict_samples, "--test_file");
+    const auto features = featurize(data, tokenizer, args, max_seq_length, false, args.max_predict_samples);
+    say("***** Running prediction *****  " + std::to_string(features.size()) + " features");
+    const auto metrics = evaluate(trainer, data, features, args, "predict");
+    ct::train::log_metrics("predict", metrics);
+    ct::train::save_metrics(args.output_dir, "predict", metrics);
+  }
+  return 0;
+}
+
+int run_qa(const ct::train::training_args& args) {
+  const auto files = ct::train::find_model_files(args);
+  const auto tokenizer = ct::text::load_bert_tokenizer(files.tokenizer);
+  const auto config = ct::io::read_bert_config(files.config);
+  if (tokenizer.vocab().size() > static_cast<std::size_t>(config.vocab_size))
+    throw ct::usage_error("the tokenizer's vocabulary (" + std::to_string(tokenizer.vocab().size()) +
+                          " tokens) is larger than the model's vocab_size " + std::to_string(config.vocab_size) + " in " +
+                          files.config.string());
+  auto max_seq_length = static_cast<std::size_t>(args.max_seq_length);
+  if (max_seq_length > static_cast<std::size_t>(config.max_position_embeddings)) {
+    say("notice: --max_seq_length " + std::to_string(max_seq_length) + " is longer than the model's " +
+        std::to_string(config.max_position_embeddings) + " positions; using " +
+        std::to_string(config.max_position_embeddings) + " (as run_qa.py does)");
+    max_seq_length = static_cast<std::size_t>(config.max_position_embeddings);
+  }
+  if (static_cast<std::size_t>(args.doc_stride) >= max_seq_length)
+    throw ct::usage_error("--doc_stride " + std::to_string(args.doc_stride) + " must be smaller than the sequence length " +
+                          std::to_string(max_seq_length));
+  if (args.do_eval || args.do_predict) {  // the v1 metric cannot score unanswerable questions: say so before training
+    for (const auto& [flag, file] : {std::pair{"--validation_file", args.do_eval ? args.validation_file : std::nullopt},
+                                     std::pair{"--test_file", args.do_predict ? args.test_file : std::nullopt}}) {
+      if (!file || args.version_2_with_negative) continue;
+      if (ct::data::read_squad(*file).has_unanswerable())
+        throw ct::usage_error(std::string(flag) + " " + *file +
+                              " has unanswerable questions (SQuAD v2): add --version_2_with_negative");
+    }
+  }
+  fs::create_directories(args.output_dir);
+  const ct::train::output_dir_lock lock(args.output_dir);
+  const auto resume = ct::train::prepare_output_dir(args);
+  if (args.bf16) return run<ct::policy<ct::precision::bf16_mixed>>(args, files, config, tokenizer, max_seq_length, resume);
+  return run<ct::policy<>>(args, files, config, tokenizer, max_seq_length, resume);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const auto command = ct::train::parse_training_args(argc, argv);
+    if (command.help) {
+      std::cout << command.help_text;
+      return 0;
+    }
+    const auto& args = command.args;
+    for (const auto& notice : args.notices) say("notice: " + notice);
+    const auto topo = ct::topology::detect();
+    ct::thread_request request;
+    request.threads = args.threads;
+    const auto plan = ct::plan_threads(topo, request);
+    for (const auto& warning : plan.warnings) say("warning: " + warning);
+    const int threads = plan.total();
+    say("threads: " + std::to_string(threads) + " (" + plan.reason + ")");
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    tbb::task_arena arena(threads);
+    return arena.execute([&] { return run_qa(args); });
+  } catch (const ct::usage_error& e) {
+    std::fprintf(stderr, "run_qa: %s\n", e.what());
+    return 2;
+  } catch (const ct::error& e) {
+    std::fprintf(stderr, "run_qa: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "run_qa: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "run_qa: %s\n", e.what());
+    return 1;
+  }
+}

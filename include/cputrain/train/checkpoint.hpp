@@ -1,0 +1,159 @@
+// Checkpoints as Hugging Face's Trainer lays them out — output_dir/checkpoint-<step>/ — made crash-safe: the
+// files are written into output_dir/tmp-checkpoint-<step>/, each synced, the directory synced and then renamed to
+// checkpoint-<step> and output_dir synced. A crash at any moment leaves either no checkpoint-<step> or a whole
+// one, and never touches the previous checkpoints; a leftover tmp-checkpoint-* is ignored and removed by the next
+// save. Older checkpoints beyond save_total_limit are deleted only after the new one is in place.
+//
+//   save_checkpoint(output_dir, step, write)   write(dir) fills the directory (see trainer.hpp for the files)
+//   list_checkpoints(output_dir)               complete checkpoints, oldest first
+//   last_checkpoint(output_dir)                the newest complete one, as transformers' get_last_checkpoint
+//   rotate_checkpoints(output_dir, limit)      keeps the newest `limit`
+//   save_optimizer_state / load_optimizer_state  AdamW's moments by parameter name, in safetensors
+#pragma once
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "cputrain/io/atomic_file.hpp"
+#include "cputrain/io/io_error.hpp"
+#include "cputrain/io/safetensors.hpp"
+#include "cputrain/nn/parameters.hpp"
+#include "cputrain/optim/adamw.hpp"
+
+namespace cputrain::train {
+
+inline constexpr std::string_view checkpoint_prefix = "checkpoint-";
+/// The file whose presence marks a checkpoint directory as one of ours (written last, before the rename).
+inline constexpr std::string_view checkpoint_state_file = "trainer_state.json";
+
+/// The step of a directory named checkpoint-<digits>, or nullopt.
+inline std::optional<std::int64_t> checkpoint_step(const std::filesystem::path& dir) {
+  const std::string name = dir.filename().string();
+  if (!name.starts_with(checkpoint_prefix) || name.size() == checkpoint_prefix.size()) return std::nullopt;
+  std::int64_t step = 0;
+  const char* first = name.data() + checkpoint_prefix.size();
+  const char* last = name.data() + name.size();
+  const auto [end, ec] = std::from_chars(first, last, step);
+  if (ec != std::errc{} || end != last || step < 0) return std::nullopt;
+  return step;
+}
+
+/// Complete checkpoints of `output_dir` (checkpoint-N directories holding trainer_state.json), by step.
+inline std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& output_dir) {
+  std::vector<std::pair<std::int64_t, std::filesystem::path>> found;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto step = checkpoint_step(it->path());
+    if (step && it->is_directory() && std::filesystem::exists(it->path() / checkpoint_state_file))
+      found.emplace_back(*step, it->path());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::filesystem::path> out;
+  for (auto& [step, path] : found) out.push_back(std::move(path));
+  return out;
+}
+
+inline std::optional<std::filesystem::path> last_checkpoint(const std::filesystem::path& output_dir) {
+  auto all = list_checkpoints(output_dir);
+  if (all.empty()) return std::nullopt;
+  return all.back();
+}
+
+/// Writes checkpoint-<step> of `output_dir` through `write(dir)`, atomically as described above; returns its path.
+inline std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, std::int64_t step,
+                                             const std::function<void(const std::filesystem::path&)>& write) {
+  namespace fs = std::filesystem;
+  const fs::path final_dir = output_dir / (std::string(checkpoint_prefix) + std::to_string(step));
+  const fs::path tmp_dir = output_dir / ("tmp-" + std::string(checkpoint_prefix) + std::to_string(step));
+  std::error_code ec;
+  for (fs::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec))  // a crash's leftovers
+    if (it->path().filename().string().starts_with("tmp-" + std::string(checkpoint_prefix))) fs::remove_all(it->path(), ec);
+  fs::create_directories(tmp_dir, ec);
+  if (ec) throw io::io_error(tmp_dir.string() + ": cannot create the checkpoint directory: " + ec.message());
+  try {
+    write(tmp_dir);
+    io::sync_directory(tmp_dir, tmp_dir.string());
+    if (fs::exists(final_dir)) {  // the same step saved again (a resumed run): replace it whole
+      const fs::path old = output_dir / ("tmp-old-" + std::string(checkpoint_prefix) + std::to_string(step));
+      fs::remove_all(old, ec);
+      fs::rename(final_dir, old);
+      fs::rename(tmp_dir, final_dir);
+      fs::remove_all(old, ec);
+    } else {
+      fs::rename(tmp_dir, final_dir);
+    }
+    io::sync_directory(output_dir, output_dir.string());
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp_dir, ec);
+    throw io::io_error(final_dir.string() + ": cannot save the checkpoint: " + e.what());
+  } catch (...) {
+    fs::remove_all(tmp_dir, ec);
+    throw;
+  }
+  return final_dir;
+}
+
+/// Deletes the oldest complete checkpoints of `output_dir` until at most `limit` remain (limit >= 1).
+inline void rotate_checkpoints(const std::filesystem::path& output_dir, std::size_t limit) {
+  auto all = list_checkpoints(output_dir);
+  std::error_code ec;
+  for (std::size_t i = 0; i + limit < all.size(); ++i) {
+    // Renamed first so that a crash halfway through deleting never leaves a partial checkpoint-N behind.
+    const auto doomed = output_dir / ("tmp-deleting-" + all[i].filename().string());
+    std::filesystem::rename(all[i], doomed, ec);
+    std::filesystem::remove_all(ec ? all[i] : doomed, ec);
+  }
+}
+
+/// AdamW's state as optimizer.safetensors: "exp_avg.<name>" and "exp_avg_sq.<name>" per parameter, F32, and the
+/// step count in the metadata.
+template <class Alloc>
+void save_optimizer_state(const optim::adamw<Alloc>& optimizer, const nn::parameter_table& table,
+                          const std::filesystem::path& file) {
+  io::safetensors_writer writer;
+  for (const auto& p : table.entries()) {
+    writer.add_borrowed("exp_avg." + p.name, io::dtype::f32, p.shape,
+                        std::as_bytes(optimizer.exp_avg().subspan(p.offset, p.size)));
+    writer.add_borrowed("exp_avg_sq." + p.name, io::dtype::f32, p.shape,
+                        std::as_bytes(optimizer.exp_avg_sq().subspan(p.offset, p.size)));
+  }
+  writer.set_metadata("step", std::to_string(optimizer.step_count()));
+  writer.write(file);
+}
+
+/// Reads what save_optimizer_state wrote; io_error naming the file and the tensor for anything that does not fit
+/// `table` (a checkpoint of another model).
+template <class Alloc>
+void load_optimizer_state(optim::adamw<Alloc>& optimizer, const nn::parameter_table& table,
+                          const std::filesystem::path& file) {
+  const auto f = io::safetensors_file::open(file);
+  const auto meta = f.metadata();
+  const auto step_it = meta.find("step");
+  std::uint64_t step = 0;
+  if (step_it == meta.end() ||
+      std::from_chars(step_it->second.data(), step_it->second.data() + step_it->second.size(), step).ec != std::errc{})
+    throw io::io_error(file.string() + ": no \"step\" in the metadata (not a cputrain optimizer state)");
+  std::vector<float> exp_avg(table.total_size()), exp_avg_sq(table.total_size());
+  for (const auto& p : table.entries()) {
+    for (const auto& [prefix, target] : {std::pair{"exp_avg.", &exp_avg}, std::pair{"exp_avg_sq.", &exp_avg_sq}}) {
+      const std::string name = prefix + p.name;
+      if (!f.contains(name)) throw io::io_error(file.string() + ": no tensor \"" + name + "\"");
+      if (f.info(name).shape != p.shape)
+        throw io::io_error(file.string() + ": tensor \"" + name + "\" has shape " + io::detail::shape_text(f.info(name).shape) +
+                           ", the model's parameter has " + io::detail::shape_text(p.shape));
+      f.read_float(name, std::span<float>(*target).subspan(p.offset, p.size));
+    }
+  }
+  optimizer.load_state(step, exp_avg, exp_avg_sq);
+}
+
+}  // namespace cputrain::train

@@ -1,0 +1,140 @@
+// A Hugging Face BERT model directory, in and out.
+//
+//   find_model_files(args)   what --model_name_or_path / --config_name / --tokenizer_name point at: config.json,
+//                            model.safetensors (or none: train from scratch), the tokenizer's vocab.txt; a usage
+//                            error naming the flag for anything missing, and for a checkpoint in PyTorch's pickle
+//                            format a message saying how to convert it (cputrain reads safetensors only)
+//   save_pretrained(dir, model, tokenizer)
+//                            model.safetensors (HF names), config.json, vocab.txt, tokenizer_config.json and
+//                            special_tokens_map.json, as transformers' save_pretrained writes them, so the
+//                            directory loads with AutoModelForQuestionAnswering / AutoTokenizer unchanged
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/core/error.hpp"
+#include "cputrain/io/atomic_file.hpp"
+#include "cputrain/io/bert_config_json.hpp"
+#include "cputrain/io/model_weights.hpp"
+#include "cputrain/text/bert_tokenizer.hpp"
+#include "cputrain/text/load_bert_tokenizer.hpp"
+#include "cputrain/train/training_args.hpp"
+
+namespace cputrain::train {
+
+struct model_files {
+  std::filesystem::path config;                  // config.json
+  std::optional<std::filesystem::path> weights;  // model.safetensors; none: a new model
+  std::filesystem::path tokenizer;               // a directory with vocab.txt, or a vocab.txt
+};
+
+namespace detail {
+
+inline std::string pickle_conversion_hint(const std::filesystem::path& dir) {
+  return dir.string() + " holds PyTorch pickle weights (pytorch_model.bin) and no model.safetensors; cputrain reads "
+         "safetensors only (pickle files can run code when loaded). Convert once with Python:\n"
+         "  python3 -c \"import torch; from safetensors.torch import save_file; "
+         "sd = torch.load('" + (dir / "pytorch_model.bin").string() + "', map_location='cpu'); "
+         "save_file({k: v.contiguous() for k, v in sd.items()}, '" + (dir / "model.safetensors").string() +
+         "', metadata={'format': 'pt'})\"\n"
+         "or load it with transformers and call model.save_pretrained(dir) (safetensors is its default).";
+}
+
+}  // namespace detail
+
+/// The files a run will load, from the arguments; usage_error (exit 2) naming the flag when something is missing.
+inline model_files find_model_files(const training_args& args) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  model_files files;
+  if (args.config_name) {
+    const fs::path c = *args.config_name;
+    files.config = fs::is_directory(c, ec) ? c / "config.json" : c;
+    if (!fs::is_regular_file(files.config, ec))
+      throw usage_error("--config_name " + *args.config_name + ": no config.json there");
+  }
+  if (args.model_name_or_path) {
+    const fs::path dir = *args.model_name_or_path;
+    if (!fs::is_directory(dir, ec))
+      throw usage_error("--model_name_or_path " + dir.string() +
+                        ": not a directory (cputrain downloads nothing: give a local Hugging Face model directory)");
+    if (!args.config_name) {
+      files.config = dir / "config.json";
+      if (!fs::is_regular_file(files.config, ec))
+        throw usage_error("--model_name_or_path " + dir.string() + ": no config.json in this directory");
+    }
+    if (fs::is_regular_file(dir / "model.safetensors", ec)) {
+      files.weights = dir / "model.safetensors";
+    } else if (fs::exists(dir / "pytorch_model.bin", ec)) {
+      throw usage_error("--model_name_or_path " + detail::pickle_conversion_hint(dir));
+    } else if (fs::exists(dir / "model.safetensors.index.json", ec)) {
+      throw usage_error("--model_name_or_path " + dir.string() +
+                        ": the weights are sharded (model.safetensors.index.json); cputrain reads one "
+                        "model.safetensors: save the model with save_pretrained(dir, max_shard_size=\"100GB\")");
+    } else {
+      throw usage_error("--model_name_or_path " + dir.string() +
+                        ": no model.safetensors in this directory (to train a new model from scratch, give "
+                        "--config_name without --model_name_or_path)");
+    }
+  }
+  if (!args.model_name_or_path && !args.config_name)
+    throw usage_error("give --model_name_or_path (a model to fine-tune) or --config_name (a new model's config.json)");
+
+  if (args.tokenizer_name) {
+    files.tokenizer = *args.tokenizer_name;
+  } else if (args.model_name_or_path) {
+    files.tokenizer = *args.model_name_or_path;
+  } else {
+    files.tokenizer = files.config.parent_path();
+  }
+  const fs::path vocab = fs::is_directory(files.tokenizer, ec) ? files.tokenizer / "vocab.txt" : files.tokenizer;
+  if (!fs::is_regular_file(vocab, ec))
+    throw usage_error((args.tokenizer_name ? "--tokenizer_name " : "the tokenizer ") + files.tokenizer.string() +
+                      ": no vocab.txt (give --tokenizer_name with a directory holding the model's vocab.txt)");
+  return files;
+}
+
+/// Writes vocab.txt, tokenizer_config.json and special_tokens_map.json for `tokenizer` into `dir`.
+inline void save_tokenizer(const text::bert_tokenizer& tokenizer, int model_max_length, const std::filesystem::path& dir) {
+  const auto& vocab = tokenizer.vocab();
+  io::write_file_atomically(dir / "vocab.txt", [&](io::atomic_file_sink& out) {
+    for (std::size_t id = 0; id < vocab.size(); ++id) {
+      const std::string& token = vocab.token(static_cast<std::int32_t>(id));
+      out.write(token);
+      out.write("\n");
+    }
+  });
+  nlohmann::ordered_json config;
+  config["clean_up_tokenization_spaces"] = true;
+  config["cls_token"] = "[CLS]";
+  config["do_lower_case"] = tokenizer.options().lower_case;
+  config["mask_token"] = "[MASK]";
+  config["model_max_length"] = model_max_length;
+  config["pad_token"] = "[PAD]";
+  config["sep_token"] = "[SEP]";
+  if (tokenizer.options().strip_accents) config["strip_accents"] = *tokenizer.options().strip_accents;
+  else config["strip_accents"] = nullptr;
+  config["tokenize_chinese_chars"] = tokenizer.options().handle_chinese_chars;
+  config["tokenizer_class"] = "BertTokenizer";
+  config["unk_token"] = "[UNK]";
+  io::write_file_atomically(dir / "tokenizer_config.json", config.dump(2) + "\n");
+  const nlohmann::ordered_json specials = {{"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}, {"pad_token", "[PAD]"},
+                                           {"sep_token", "[SEP]"}, {"unk_token", "[UNK]"}};
+  io::write_file_atomically(dir / "special_tokens_map.json", specials.dump(2) + "\n");
+}
+
+/// The model and its tokenizer as transformers' save_pretrained leaves a directory.
+template <class Model>
+void save_pretrained(const std::filesystem::path& dir, const Model& model, const text::bert_tokenizer& tokenizer) {
+  std::filesystem::create_directories(dir);
+  io::save_weights(model, dir / "model.safetensors");
+  io::write_bert_config(model.config(), dir / "config.json");
+  save_tokenizer(tokenizer, model.config().max_position_embeddings, dir);
+}
+
+}  // namespace cputrain::train

@@ -1,0 +1,332 @@
+// cputrain::train::qa_trainer — Hugging Face's Trainer loop for a question-answering model, on the CPU.
+//
+// train(): every epoch a seeded permutation of the training features (data_order), batches of
+// per_device_train_batch_size, gradients accumulated over gradient_accumulation_steps micro-batches (the last
+// group of an epoch may be shorter, as in the Trainer), clipped to max_grad_norm, an AdamW step at the schedule's
+// learning rate (linear, cosine, constant, constant_with_warmup; warmup_steps or warmup_ratio), bf16 mixed
+// precision when the model's policy says so. Every logging_steps a log entry {"loss", "grad_norm",
+// "learning_rate", "epoch", "step"} as the Trainer logs it; every save_steps a checkpoint (checkpoint.hpp) with
+// everything needed to continue: weights, AdamW's moments, the schedule's step, the data position and the loss
+// summed since the last log. A run resumed from a checkpoint therefore ends with bit-identical weights to one that
+// never stopped (same thread count): the data order comes from (seed, epoch), dropout from (seed, micro-step).
+// A NaN or infinite loss or gradient norm stops training with a training_error naming the step, before any
+// weight is touched by it.
+//
+// predict(): start and end logits of every feature, in rows of max_seq_length (-100 past a batch's padded
+// length, as Hugging Face fills them), ready for data::postprocess_qa_predictions.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/core/error.hpp"
+#include "cputrain/data/qa_features.hpp"
+#include "cputrain/io/atomic_file.hpp"
+#include "cputrain/io/bert_config_json.hpp"
+#include "cputrain/io/model_weights.hpp"
+#include "cputrain/nn/bert_qa.hpp"
+#include "cputrain/optim/adamw.hpp"
+#include "cputrain/optim/grad_clip.hpp"
+#include "cputrain/optim/lr_schedule.hpp"
+#include "cputrain/train/checkpoint.hpp"
+#include "cputrain/train/progress.hpp"
+#include "cputrain/train/sampler.hpp"
+#include "cputrain/train/trainer_state.hpp"
+#include "cputrain/train/training_args.hpp"
+
+namespace cputrain::train {
+
+/// Training cannot go on: the loss or the gradients stopped being finite.
+class training_error : public cputrain::error {
+ public:
+  using cputrain::error::error;
+};
+
+/// Hooks a program can hang on the loop (all optional).
+struct trainer_callbacks {
+  std::function<void(const nlohmann::ordered_json&)> on_log;         // every log entry, as it is recorded
+  std::function<void(const trainer_state&)> on_step_end;             // after every optimizer step
+  std::function<void(const std::filesystem::path&)> on_save;         // after a checkpoint is in place
+  std::function<void(const std::filesystem::path&)> save_tokenizer;  // writes vocab.txt etc. into a directory
+};
+
+/// What train() reports, under Hugging Face's train_results.json names.
+struct train_result {
+  std::int64_t global_step = 0;
+  double train_loss = 0.0;
+  double train_runtime = 0.0;
+  double train_samples_per_second = 0.0;
+  double train_steps_per_second = 0.0;
+  std::size_t train_samples = 0;
+  double epoch = 0.0;
+
+  [[nodiscard]] nlohmann::ordered_json to_json() const {
+    nlohmann::ordered_json j;
+    j["epoch"] = epoch;
+    j["total_flos"] = 0.0;
+    j["train_loss"] = train_loss;
+    j["train_runtime"] = train_runtime;
+    j["train_samples"] = train_samples;
+    j["train_samples_per_second"] = train_samples_per_second;
+    j["train_steps_per_second"] = train_steps_per_second;
+    return j;
+  }
+};
+
+/// Start and end logits of features, one row of `row_length` per feature.
+struct qa_logits {
+  std::vector<float> start, end;
+  std::size_t row_length = 0;
+};
+
+template <class Policy>
+class qa_trainer {
+ public:
+  using model_type = nn::bert_qa<Policy>;
+
+  qa_trainer(model_type& model, const training_args& args, trainer_callbacks callbacks = {})
+      : model_(model), args_(args), callbacks_(std::move(callbacks)) {}
+
+  /// The optimizer steps, epochs and warmup a run over `features` has, as the Trainer computes them.
+  struct plan {
+    std::size_t batches_per_epoch = 0;
+    std::int64_t steps_per_epoch = 0;
+    std::int64_t max_steps = 0;
+    std::int64_t epochs = 0;
+    std::int64_t warmup_steps = 0;
+  };
+  [[nodiscard]] plan plan_for(std::size_t features) const {
+    const data_order order(features, static_cast<std::size_t>(args_.per_device_train_batch_size),
+                           static_cast<std::uint64_t>(args_.seed), args_.dataloader_drop_last);
+    plan p;
+    p.batches_per_epoch = order.batches_per_epoch();
+    if (p.batches_per_epoch == 0)
+      throw usage_error("--dataloader_drop_last with " + std::to_string(features) + " training features and " +
+                        "--per_device_train_batch_size " + std::to_string(args_.per_device_train_batch_size) +
+                        " leaves no batch to train on");
+    const auto ga = static_cast<std::size_t>(args_.gradient_accumulation_steps);
+    p.steps_per_epoch = static_cast<std::int64_t>((p.batches_per_epoch + ga - 1) / ga);
+    p.max_steps = args_.max_steps > 0
+                      ? args_.max_steps
+                      : static_cast<std::int64_t>(std::ceil(args_.num_train_epochs * static_cast<double>(p.steps_per_epoch)));
+    p.max_steps = std::max<std::int64_t>(p.max_steps, 1);
+    p.epochs = (p.max_steps + p.steps_per_epoch - 1) / p.steps_per_epoch;
+    p.warmup_steps = args_.warmup_steps > 0
+                         ? args_.warmup_steps
+                         : static_cast<std::int64_t>(std::ceil(args_.warmup_ratio * static_cast<double>(p.max_steps)));
+    return p;
+  }
+
+  /// Trains on `features` (made with labels), from the start or from `resume_from` (a checkpoint directory).
+  train_result train(const data::qa_features& features, const std::optional<std::filesystem::path>& resume_from = {}) {
+    if (!features.has_labels()) throw usage_error("qa_trainer::train: the features have no answer positions (labels)");
+    const plan p = plan_for(features.size());
+    const data_order order(features.size(), static_cast<std::size_t>(args_.per_device_train_batch_size),
+                           static_cast<std::uint64_t>(args_.seed), args_.dataloader_drop_last);
+    const optim::lr_schedule schedule{optim::parse_schedule(args_.lr_scheduler_type), args_.learning_rate,
+                                      p.warmup_steps, p.max_steps};
+    optim::adamw_options adam;
+    adam.lr = args_.learning_rate;
+    adam.beta1 = args_.adam_beta1;
+    adam.beta2 = args_.adam_beta2;
+    adam.eps = args_.adam_epsilon;
+    adam.weight_decay = args_.weight_decay;
+    optim::adamw<> optimizer(model_.params().size(), model_.table().ranges(), adam);
+
+    trainer_state state;
+    state.max_steps = p.max_steps;
+    state.num_train_epochs = p.epochs;
+    state.logging_steps = args_.logging_steps;
+    state.save_steps = args_.save_steps;
+    state.train_batch_size = args_.per_device_train_batch_size;
+    double total_loss = 0.0;
+    if (resume_from) {
+      io::load_weights(model_, *resume_from / "model.safetensors", io::weight_loading::exact);
+      load_optimizer_state(optimizer, model_.table(), *resume_from / "optimizer.safetensors");
+      const trainer_state saved = trainer_state::read(*resume_from / checkpoint_state_file);
+      state.global_step = saved.global_step;
+      state.epoch = saved.epoch;
+      state.log_history = saved.log_history;
+      state.epochs_done = saved.epochs_done;
+      state.batches_in_epoch = saved.batches_in_epoch;
+      state.loss_since_log = saved.loss_since_log;
+      state.steps_since_log = saved.steps_since_log;
+      state.total_flos = saved.total_flos;
+      total_loss = saved.total_loss;
+      state.total_loss = saved.total_loss;
+      if (static_cast<std::uint64_t>(state.global_step) != optimizer.step_count())
+        throw io::io_error(resume_from->string() + ": trainer_state.json says step " + std::to_string(state.global_step) +
+                           " but the optimizer state has taken " + std::to_string(optimizer.step_count()) + " steps");
+    }
+
+    const auto ga = static_cast<std::size_t>(args_.gradient_accumulation_steps);
+    const std::int64_t first_step = state.global_step;
+    progress_bar bar(p.max_steps, first_step, !args_.disable_tqdm);
+    const auto started = std::chrono::steady_clock::now();
+    const data::qa_padding padding = args_.pad_to_max_length ? data::qa_padding::max_length : data::qa_padding::longest;
+    float grad_norm = 0.0f;
+
+    for (std::int64_t epoch = state.epochs_done; state.global_step < p.max_steps; ++epoch) {
+      const auto batches = order.epoch_batches(static_cast<std::uint64_t>(epoch));
+      std::size_t b = static_cast<std::size_t>(state.batches_in_epoch);
+      double step_loss = 0.0;
+      while (b < batches.size() && state.global_step < p.max_steps) {
+        // One optimizer step: the accumulation group starting at batch b (shorter at the end of the epoch).
+        const std::size_t group = std::min(ga, batches.size() - b);
+        model_.zero_grad();
+        step_loss = 0.0;
+        for (std::size_t micro = 0; micro < group; ++micro, ++b) {
+          const nn::qa_batch batch = features.batch(batches[b], padding);
+          nn::forward_options fo;
+          fo.training = true;
+          fo.seed = static_cast<std::uint64_t>(args_.seed);
+          fo.step = static_cast<std::uint64_t>(state.global_step) * ga + micro;
+          const float loss = model_.forward(batch, fo);
+          if (!std::isfinite(loss))
+            throw training_error("training stopped at step " + std::to_string(state.global_step + 1) + " (epoch " +
+                                 std::to_string(epoch) + ", batch " + std::to_string(b) + "): the loss is " +
+                                 std::to_string(loss) + "; no weights were changed by this step" + last_saved_hint());
+          model_.backward(1.0f / static_cast<float>(group));
+          step_loss += static_cast<double>(loss) / static_cast<double>(group);
+        }
+        grad_norm = args_.max_grad_norm > 0 ? optim::clip_grad_norm(model_.grads(), static_cast<float>(args_.max_grad_norm))
+                                            : optim::global_norm(model_.grads());
+        if (!std::isfinite(grad_norm))
+          throw training_error("training stopped at step " + std::to_string(state.global_step + 1) +
+                               ": the gradient norm is " + std::to_string(grad_norm) +
+                               "; no weights were changed by this step" + last_saved_hint());
+        optimizer.step(model_.params(), model_.grads(), schedule.lr(state.global_step));
+        model_.parameters_changed();
+        ++state.global_step;
+        state.batches_in_epoch = static_cast<std::int64_t>(b);
+        state.epoch = static_cast<double>(epoch) + static_cast<double>(b) / static_cast<double>(batches.size());
+        state.loss_since_log += step_loss;
+        ++state.steps_since_log;
+        total_loss += step_loss;
+        state.total_loss = total_loss;
+        if (b == batches.size()) {  // the epoch is done: a checkpoint taken now resumes at the next one
+          ++state.epochs_done;
+          state.batches_in_epoch = 0;
+        }
+        bar.update(state.global_step, step_loss);
+        if (state.global_step % args_.logging_steps == 0 || state.global_step == p.max_steps) {
+          nlohmann::ordered_json entry;
+          entry["loss"] = std::round(state.loss_since_log / static_cast<double>(state.steps_since_log) * 1e4) / 1e4;
+          entry["grad_norm"] = static_cast<double>(grad_norm);
+          entry["learning_rate"] = schedule.lr(state.global_step);
+          entry["epoch"] = state.epoch;
+          entry["step"] = state.global_step;
+          state.log_history.push_back(entry);
+          state.loss_since_log = 0.0;
+          state.steps_since_log = 0;
+          bar.print_above(entry.dump());
+          if (callbacks_.on_log) callbacks_.on_log(entry);
+        }
+        if (args_.save_strategy == "steps" && state.global_step % args_.save_steps == 0) save(state, optimizer);
+        if (callbacks_.on_step_end) callbacks_.on_step_end(state);
+      }
+      if (args_.save_strategy == "epoch" && state.batches_in_epoch == 0) save(state, optimizer);
+    }
+    bar.finish();
+
+    train_result r;
+    r.global_step = state.global_step;
+    r.train_runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    r.train_samples = features.size();
+    r.train_loss = state.global_step > 0 ? total_loss / static_cast<double>(state.global_step) : 0.0;
+    const double steps_run = static_cast<double>(state.global_step - first_step);
+    r.train_steps_per_second = r.train_runtime > 0 ? steps_run / r.train_runtime : 0.0;
+    r.train_samples_per_second =
+        r.train_runtime > 0 ? steps_run * static_cast<double>(args_.per_device_train_batch_size * args_.gradient_accumulation_steps) /
+                                  r.train_runtime
+                            : 0.0;
+    r.epoch = state.epoch;
+    nlohmann::ordered_json summary;
+    summary["train_runtime"] = r.train_runtime;
+    summary["train_samples_per_second"] = r.train_samples_per_second;
+    summary["train_steps_per_second"] = r.train_steps_per_second;
+    summary["total_flos"] = 0.0;
+    summary["train_loss"] = r.train_loss;
+    summary["epoch"] = r.epoch;
+    summary["step"] = state.global_step;
+    state.log_history.push_back(summary);
+    final_state_ = state;
+    return r;
+  }
+
+  /// The state at the end of the last train() (for trainer_state.json in output_dir).
+  [[nodiscard]] const trainer_state& state() const noexcept { return final_state_; }
+
+  /// Start and end logits of every feature; rows of features.max_seq_length(), -100 past each batch's length.
+  qa_logits predict(const data::qa_features& features) {
+    qa_logits out;
+    out.row_length = features.max_seq_length();
+    out.start.assign(features.size() * out.row_length, -100.0f);
+    out.end.assign(features.size() * out.row_length, -100.0f);
+    const data::qa_padding padding = args_.pad_to_max_length ? data::qa_padding::max_length : data::qa_padding::longest;
+    const auto batch_size = static_cast<std::size_t>(args_.per_device_eval_batch_size);
+    std::vector<std::size_t> indices;
+    for (std::size_t first = 0; first < features.size(); first += batch_size) {
+      indices.clear();
+      for (std::size_t i = first; i < std::min(features.size(), first + batch_size); ++i) indices.push_back(i);
+      nn::qa_batch batch = features.batch(indices, padding);
+      batch.start_positions.clear();  // evaluation computes no loss
+      batch.end_positions.clear();
+      nn::forward_options fo;
+      fo.training = false;
+      model_.forward(batch, fo);
+      for (std::size_t row = 0; row < indices.size(); ++row) {
+        float* start = out.start.data() + (first + row) * out.row_length;
+        float* end = out.end.data() + (first + row) * out.row_length;
+        for (std::size_t t = 0; t < batch.seq; ++t) {
+          start[t] = model_.start_logit(row * batch.seq + t);
+          end[t] = model_.end_logit(row * batch.seq + t);
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  template <class Optimizer>
+  void save(const trainer_state& state, const Optimizer& optimizer) {
+    const auto dir = save_checkpoint(args_.output_dir, state.global_step, [&](const std::filesystem::path& tmp) {
+      io::save_weights(model_, tmp / "model.safetensors");
+      io::write_bert_config(model_.config(), tmp / "config.json");
+      save_optimizer_state(optimizer, model_.table(), tmp / "optimizer.safetensors");
+      nlohmann::ordered_json scheduler;
+      scheduler["last_epoch"] = state.global_step;
+      scheduler["lr_scheduler_type"] = args_.lr_scheduler_type;
+      io::write_file_atomically(tmp / "scheduler.json", scheduler.dump(2) + "\n");
+      io::write_file_atomically(tmp / "training_args.json", to_json(args_).dump(2) + "\n");
+      if (callbacks_.save_tokenizer) callbacks_.save_tokenizer(tmp);
+      state.write(tmp / checkpoint_state_file);  // last: its presence marks the checkpoint complete
+    });
+    last_saved_ = dir;
+    if (args_.save_total_limit) rotate_checkpoints(args_.output_dir, static_cast<std::size_t>(*args_.save_total_limit));
+    if (callbacks_.on_save) callbacks_.on_save(dir);
+  }
+
+  std::string last_saved_hint() const {
+    return last_saved_ ? "; the last checkpoint is " + last_saved_->string() : "";
+  }
+
+  model_type& model_;
+  const training_args& args_;
+  trainer_callbacks callbacks_;
+  trainer_state final_state_;
+  std::optional<std::filesystem::path> last_saved_;
+};
+
+}  // namespace cputrain::train

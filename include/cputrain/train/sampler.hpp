@@ -1,0 +1,103 @@
+// cputrain::train::data_order — which training features each optimizer step of each process sees.
+//
+// Every epoch has its own permutation of the features, drawn from (seed, epoch) alone, so a run resumed at any
+// step replays exactly the order it would have had. With several processes, the permutation is padded by wrapping
+// around until it divides evenly, and process r takes positions r, r + world, r + 2 world, ... (PyTorch's
+// DistributedSampler). Batch k of process r is then positions [k b world, (k + 1) b world) of the padded
+// permutation taken every world-th from r — so the union of what all processes see at step k is exactly what one
+// process with batch b x world sees at step k. The shuffle is a Fisher-Yates over a counter-based generator with
+// its own integer draws (no std::uniform_int_distribution, whose results differ between standard libraries), so
+// the order is the same with every compiler.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "cputrain/core/error.hpp"
+
+namespace cputrain::train {
+
+namespace detail {
+
+// splitmix64: a full-period 64-bit mix; counter-based, so no state has to be saved.
+constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// A uniform integer in [0, bound) from 64 random bits: draws past the largest multiple of bound are redrawn, so
+// the remainder is unbiased.
+inline std::uint64_t uniform_below(std::uint64_t bound, std::uint64_t seed, std::uint64_t& counter) noexcept {
+  const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+  for (;;) {
+    const std::uint64_t r = mix64(seed ^ mix64(counter++));
+    if (r < limit) return r % bound;
+  }
+}
+
+}  // namespace detail
+
+/// The permutation of [0, n) for `epoch` of a run seeded with `seed`.
+inline std::vector<std::uint32_t> epoch_permutation(std::size_t n, std::uint64_t seed, std::uint64_t epoch) {
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  const std::uint64_t stream = detail::mix64(seed) ^ detail::mix64(0x5EED0000ull + epoch);
+  std::uint64_t counter = 0;
+  for (std::size_t i = n; i > 1; --i) {
+    const auto j = static_cast<std::size_t>(detail::uniform_below(i, stream, counter));
+    std::swap(order[i - 1], order[j]);
+  }
+  return order;
+}
+
+/// How the features of an epoch are cut into per-process batches.
+class data_order {
+ public:
+  /// `features` training features, `batch` per process, `world` processes, this one `rank`.
+  data_order(std::size_t features, std::size_t batch, std::uint64_t seed, bool drop_last, std::size_t world = 1,
+             std::size_t rank = 0)
+      : features_(features), batch_(batch), seed_(seed), drop_last_(drop_last), world_(world), rank_(rank) {
+    if (features_ == 0) throw usage_error("data_order: there are no training features");
+    if (batch_ == 0) throw usage_error("data_order: the batch size must be at least 1");
+    if (world_ == 0 || rank_ >= world_)
+      throw usage_error("data_order: rank " + std::to_string(rank_) + " of a world of " + std::to_string(world_));
+  }
+
+  /// Features per process and epoch (the padded share).
+  [[nodiscard]] std::size_t per_process() const noexcept { return (features_ + world_ - 1) / world_; }
+
+  /// Batches per process and epoch; the last may be short unless drop_last.
+  [[nodiscard]] std::size_t batches_per_epoch() const noexcept {
+    return drop_last_ ? per_process() / batch_ : (per_process() + batch_ - 1) / batch_;
+  }
+
+  /// This process's feature indices for every batch of `epoch`, in order.
+  [[nodiscard]] std::vector<std::vector<std::size_t>> epoch_batches(std::uint64_t epoch) const {
+    const auto perm = epoch_permutation(features_, seed_, epoch);
+    const std::size_t share = per_process();
+    std::vector<std::size_t> mine;
+    mine.reserve(share);
+    for (std::size_t k = 0; k < share; ++k) mine.push_back(perm[(rank_ + k * world_) % features_]);
+    std::vector<std::vector<std::size_t>> batches;
+    for (std::size_t begin = 0; begin < share; begin += batch_) {
+      const std::size_t end = std::min(share, begin + batch_);
+      if (drop_last_ && end - begin < batch_) break;
+      batches.emplace_back(mine.begin() + static_cast<std::ptrdiff_t>(begin),
+                           mine.begin() + static_cast<std::ptrdiff_t>(end));
+    }
+    return batches;
+  }
+
+ private:
+  std::size_t features_, batch_;
+  std::uint64_t seed_;
+  bool drop_last_;
+  std::size_t world_, rank_;
+};
+
+}  // namespace cputrain::train

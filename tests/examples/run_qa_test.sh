@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# End-to-end checks of the run_qa program: learning, exact resume, output layout and the refusals of bad input.
+#   run_qa_test.sh <path to run_qa> <conformance data dir> <case>
+# Exits 77 (CTest: skipped) without the conformance data (the SQuAD sample and bert-base-uncased's vocab.txt).
+set -u
+RUN_QA=$1
+DATA=${2:-}
+CASE=$3
+SAMPLE=$DATA/squad/sample.json
+VOCAB=$DATA/bert-base-uncased/vocab.txt
+if [ -z "$DATA" ] || [ ! -f "$SAMPLE" ] || [ ! -f "$VOCAB" ]; then
+  echo "skipped: no conformance data (set CPUTRAIN_TEST_DATA_DIR)"
+  exit 77
+fi
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/run_qa_test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL ($CASE): $*"; exit 1; }
+
+# A tiny BERT over bert-base-uncased's vocabulary; dropout on, so resume must replay the masks too.
+make_model() {  # make_model DIR DROPOUT
+  mkdir -p "$1"
+  cp "$VOCAB" "$1/vocab.txt"
+  cat > "$1/config.json" <<JSON
+{"architectures": ["BertForQuestionAnswering"], "model_type": "bert", "vocab_size": 30522, "hidden_size": 64,
+ "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 128, "max_position_embeddings": 256,
+ "type_vocab_size": 2, "hidden_dropout_prob": $2, "attention_probs_dropout_prob": $2, "layer_norm_eps": 1e-12,
+ "initializer_range": 0.02, "pad_token_id": 0, "hidden_act": "gelu", "position_embedding_type": "absolute"}
+JSON
+}
+json_value() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+expect_exit() {  # expect_exit CODE PATTERN -- command...
+  local code=$1 pattern=$2; shift 3
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  [ "$rc" -eq "$code" ] || fail "exit $rc, not $code, from: $* -- output: $out"
+  echo "$out" | grep -q -- "$pattern" || fail "no \"$pattern\" in the output of: $* -- output: $out"
+}
+
+TRAIN=(--train_file "$SAMPLE" --validation_file "$SAMPLE" --version_2_with_negative --max_seq_length 128
+       --doc_stride 32 --per_device_train_batch_size 4 --threads 2 --disable_tqdm)
+
+case $CASE in
+  memorize)
+    # Hugging Face's own run_qa test file, learnt by heart by a new tiny model: F1 >= 90 on the same file.
+    make_model "$WORK/m" 0.0
+    "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --do_eval \
+      --learning_rate 1e-3 --num_train_epochs 150 --warmup_ratio 0.1 --logging_steps 100 --save_steps 100000 \
+      --output_dir "$WORK/out" > "$WORK/log" 2>&1 || fail "run_qa failed: $(tail -5 "$WORK/log")"
+    f1=$(json_value "$WORK/out/eval_results.json" eval_f1)
+    python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 90 else 1)" "$f1" || fail "eval_f1 $f1 < 90"
+    for f in model.safetensors config.json vocab.txt tokenizer_config.json special_tokens_map.json \
+             trainer_state.json train_results.json eval_results.json all_results.json training_args.json \
+             eval_predictions.json eval_nbest_predictions.json eval_null_odds.json; do
+      [ -s "$WORK/out/$f" ] || fail "output_dir has no $f"
+    done
+    [ "$(json_value "$WORK/out/eval_results.json" eval_total)" = 14 ] || fail "eval_total is not 14"
+    grep -q '"loss"' "$WORK/log" || fail "no log entries printed"
+    echo "eval_f1 = $f1"
+    ;;
+  resume)
+    # A run resumed from its step-10 checkpoint (named, or found in output_dir) ends bit-identical to one that
+    # never stopped; older checkpoints beyond save_total_limit are gone.
+    make_model "$WORK/m" 0.1
+    common=(--config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --learning_rate 1e-3
+            --max_steps 30 --warmup_steps 5 --save_steps 10 --logging_steps 5 --gradient_accumulation_steps 2)
+    "$RUN_QA" "${common[@]}" --output_dir "$WORK/a" > "$WORK/a.log" 2>&1 || fail "run a: $(tail -5 "$WORK/a.log")"
+    "$RUN_QA" "${common[@]}" --output_dir "$WORK/b" --resume_from_checkpoint "$WORK/a/checkpoint-10" > "$WORK/b.log" 2>&1 \
+      || fail "run b: $(tail -5 "$WORK/b.log")"
+    cmp -s "$WORK/a/model.safetensors" "$WORK/b/model.safetensors" || fail "resumed weights differ from uninterrupted ones"
+    mkdir -p "$WORK/c" && cp -r "$WORK/a/checkpoint-20" "$WORK/c/"
+    "$RUN_QA" "${common[@]}" --output_dir "$WORK/c" --save_total_limit 1 > "$WORK/c.log" 2>&1 || fail "run c: $(tail -5 "$WORK/c.log")"
+    grep -q "Resuming from .*checkpoint-20" "$WORK/c.log" || fail "run c did not resume from checkpoint-20"
+    cmp -s "$WORK/a/model.safetensors" "$WORK/c/model.safetensors" || fail "auto-resumed weights differ"
+    python3 - "$WORK/a/trainer_state.json" "$WORK/c/trainer_state.json" <<'PY' || fail "log histories differ"
+import json, sys
+a, c = (json.load(open(p))["log_history"] for p in sys.argv[1:])
+strip = lambda h: [{k: v for k, v in e.items() if not k.startswith("train_")} for e in h]
+sys.exit(0 if strip(a) == strip(c) else 1)
+PY
+    [ ! -d "$WORK/c/checkpoint-20" ] && [ -d "$WORK/c/checkpoint-30" ] || fail "save_total_limit 1 kept the wrong checkpoints: $(ls "$WORK/c")"
+    ;;
+  output-dir)
+    make_model "$WORK/m" 0.0
+    mkdir -p "$WORK/full" && echo keep > "$WORK/full/notes.txt"
+    expect_exit 2 "already exists and is not empty" -- "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" \
+      "${TRAIN[@]}" --do_train --max_steps 2 --output_dir "$WORK/full"
+    [ "$(cat "$WORK/full/notes.txt")" = keep ] || fail "the refused run touched the directory"
+    "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --max_steps 2 \
+      --output_dir "$WORK/full" --overwrite_output_dir > "$WORK/log" 2>&1 || fail "--overwrite_output_dir run failed"
+    [ -s "$WORK/full/model.safetensors" ] || fail "--overwrite_output_dir wrote no model"
+    ;;
+  bad-input)
+    make_model "$WORK/m" 0.0
+    base=(--config_name "$WORK/m" --tokenizer_name "$WORK/m" --do_train --train_file "$SAMPLE" --output_dir "$WORK/o")
+    expect_exit 2 "no_such_flag" -- "$RUN_QA" "${base[@]}" --no_such_flag 1
+    expect_exit 2 "doc_stride" -- "$RUN_QA" "${base[@]}" --max_seq_length 128 --doc_stride 128
+    expect_exit 2 "per_device_train_batch_size" -- "$RUN_QA" "${base[@]}" --per_device_train_batch_size 0
+    expect_exit 2 "learning_rate" -- "$RUN_QA" "${base[@]}" --learning_rate -1
+    expect_exit 2 "nope.json" -- "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" --do_train \
+      --train_file "$WORK/nope.json" --output_dir "$WORK/o"
+    expect_exit 2 "train_file" -- "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" --dataset_name squad \
+      --do_train --output_dir "$WORK/o"
+    mkdir -p "$WORK/pickle" && cp "$WORK/m/config.json" "$WORK/m/vocab.txt" "$WORK/pickle/" && : > "$WORK/pickle/pytorch_model.bin"
+    expect_exit 2 "safetensors" -- "$RUN_QA" --model_name_or_path "$WORK/pickle" --do_train --train_file "$SAMPLE" \
+      --output_dir "$WORK/o"
+    expect_exit 2 "version_2_with_negative" -- "$RUN_QA" "${base[@]}" --do_eval --validation_file "$SAMPLE"
+    printf '{"data": [{"id": "x", "question": "q", "context": "abc", "answers": {"text": ["zz"], "answer_start": [0]}}]}' > "$WORK/bad.json"
+    expect_exit 1 "bad.json" -- "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" --do_train \
+      --train_file "$WORK/bad.json" --output_dir "$WORK/o2"
+    [ ! -e "$WORK/o/model.safetensors" ] || fail "a refused run wrote a model"
+    ;;
+  diverge)
+    # A learning rate that blows the weights up: training stops at the step whose loss is not finite, with the
+    # step in the message, and writes no final model.
+    make_model "$WORK/m" 0.0
+    expect_exit 1 "training stopped at step" -- "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" \
+      "${TRAIN[@]}" --do_train --learning_rate 1e30 --max_grad_norm 0 --max_steps 20 --output_dir "$WORK/o"
+    [ ! -e "$WORK/o/model.safetensors" ] || fail "a diverged run wrote a final model"
+    ;;
+  bf16)
+    make_model "$WORK/m" 0.1
+    "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --do_eval --bf16 --use_cpu \
+      --learning_rate 1e-3 --max_steps 20 --logging_steps 10 --output_dir "$WORK/o" > "$WORK/log" 2>&1 \
+      || fail "bf16 run failed: $(tail -5 "$WORK/log")"
+    grep -q "precision = bf16" "$WORK/log" || fail "the run did not say it trains in bf16"
+    [ -s "$WORK/o/eval_results.json" ] || fail "no eval_results.json"
+    ;;
+  *) fail "unknown case" ;;
+esac
+echo "ok ($CASE)"

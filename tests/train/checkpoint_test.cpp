@@ -1,0 +1,136 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+#include "cputrain/nn/bert_qa.hpp"
+#include "cputrain/train/checkpoint.hpp"
+#include "cputrain/train/trainer_state.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace cputrain;
+using namespace cputrain::train;
+namespace fs = std::filesystem;
+
+namespace {
+void touch(const fs::path& file) { std::ofstream(file) << "x"; }
+void fake_checkpoint(const fs::path& dir) {
+  fs::create_directories(dir);
+  touch(dir / "trainer_state.json");
+}
+}  // namespace
+
+TEST_CASE("checkpoint names parse as transformers names them") {
+  CHECK(checkpoint_step("out/checkpoint-500") == 500);
+  CHECK(checkpoint_step("checkpoint-0") == 0);
+  CHECK_FALSE(checkpoint_step("checkpoint-"));
+  CHECK_FALSE(checkpoint_step("checkpoint-12a"));
+  CHECK_FALSE(checkpoint_step("tmp-checkpoint-12"));
+  CHECK_FALSE(checkpoint_step("checkpoint--3"));
+}
+
+TEST_CASE("only complete checkpoints count and the newest is found by step, not by name") {
+  test::temp_dir out;
+  fake_checkpoint(out.path() / "checkpoint-90");
+  fake_checkpoint(out.path() / "checkpoint-100");
+  fs::create_directories(out.path() / "checkpoint-200");  // no trainer_state.json: a crash before it was written
+  fake_checkpoint(out.path() / "tmp-checkpoint-300");
+  const auto all = list_checkpoints(out.path());
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].filename() == "checkpoint-90");
+  CHECK(last_checkpoint(out.path())->filename() == "checkpoint-100");
+  test::temp_dir empty;
+  CHECK_FALSE(last_checkpoint(empty.path()));
+}
+
+TEST_CASE("a checkpoint appears whole or not at all and rotation keeps the newest") {
+  test::temp_dir out;
+  save_checkpoint(out.path(), 10, [](const fs::path& dir) { touch(dir / "a"), touch(dir / "trainer_state.json"); });
+  CHECK(fs::exists(out.path() / "checkpoint-10" / "a"));
+  // A writer that fails half-way leaves nothing behind, and the earlier checkpoint untouched.
+  CHECK_THROWS_AS(save_checkpoint(out.path(), 20,
+                                  [](const fs::path& dir) {
+                                    touch(dir / "a");
+                                    throw std::runtime_error("disk full");
+                                  }),
+                  std::runtime_error);
+  CHECK_FALSE(fs::exists(out.path() / "checkpoint-20"));
+  CHECK_FALSE(fs::exists(out.path() / "tmp-checkpoint-20"));
+  CHECK(fs::exists(out.path() / "checkpoint-10" / "a"));
+  // Leftovers of a crash are cleared by the next save; the same step saved twice is replaced whole.
+  fake_checkpoint(out.path() / "tmp-checkpoint-99");
+  save_checkpoint(out.path(), 10, [](const fs::path& dir) { touch(dir / "b"), touch(dir / "trainer_state.json"); });
+  CHECK_FALSE(fs::exists(out.path() / "tmp-checkpoint-99"));
+  CHECK(fs::exists(out.path() / "checkpoint-10" / "b"));
+  CHECK_FALSE(fs::exists(out.path() / "checkpoint-10" / "a"));
+  for (int step : {20, 30, 40}) save_checkpoint(out.path(), step, [](const fs::path& d) { touch(d / "trainer_state.json"); });
+  rotate_checkpoints(out.path(), 2);
+  const auto kept = list_checkpoints(out.path());
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[0].filename() == "checkpoint-30");
+  CHECK(kept[1].filename() == "checkpoint-40");
+}
+
+TEST_CASE("AdamW state survives a round trip by parameter name and refuses another model's") {
+  nn::bert_config config;
+  config.vocab_size = 50;
+  config.hidden_size = 8;
+  config.num_hidden_layers = 1;
+  config.num_attention_heads = 2;
+  config.intermediate_size = 16;
+  config.max_position_embeddings = 16;
+  nn::bert_qa<> model(config, 1);
+  optim::adamw<> a(model.params().size(), model.table().ranges());
+  std::vector<float> grads(model.params().size());
+  for (std::size_t i = 0; i < grads.size(); ++i) grads[i] = static_cast<float>(i % 7) * 0.01f - 0.03f;
+  a.step(model.params(), grads, 1e-3);
+  a.step(model.params(), grads, 1e-3);
+  test::temp_dir dir;
+  save_optimizer_state(a, model.table(), dir.path() / "optimizer.safetensors");
+  optim::adamw<> b(model.params().size(), model.table().ranges());
+  load_optimizer_state(b, model.table(), dir.path() / "optimizer.safetensors");
+  CHECK(b.step_count() == 2);
+  // Every tensor's moments come back exactly (the alignment padding between tensors is not saved).
+  std::size_t compared = 0, nonzero = 0;
+  for (const auto& p : model.table().entries()) {
+    for (std::size_t i = p.offset; i < p.offset + p.size; ++i) {
+      REQUIRE(a.exp_avg()[i] == b.exp_avg()[i]);
+      REQUIRE(a.exp_avg_sq()[i] == b.exp_avg_sq()[i]);
+      nonzero += a.exp_avg()[i] != 0.0f;
+      ++compared;
+    }
+  }
+  CHECK(compared > 1000);
+  CHECK(nonzero > compared / 2);
+  config.hidden_size = 12;
+  config.num_attention_heads = 3;
+  nn::bert_qa<> other(config, 1);
+  optim::adamw<> c(other.params().size(), other.table().ranges());
+  CHECK_THROWS_AS(load_optimizer_state(c, other.table(), dir.path() / "optimizer.safetensors"), io::io_error);
+}
+
+TEST_CASE("trainer_state round-trips exactly, losses included") {
+  trainer_state s;
+  s.global_step = 120;
+  s.epoch = 2.5;
+  s.max_steps = 300;
+  s.loss_since_log = 0.1 + 0.2;  // not a short decimal: must come back bit for bit
+  s.total_loss = 1.0 / 3.0;
+  s.steps_since_log = 7;
+  s.epochs_done = 2;
+  s.batches_in_epoch = 11;
+  s.log_history.push_back({{"loss", 1.5}, {"step", 100}});
+  test::temp_dir dir;
+  s.write(dir.path() / "trainer_state.json");
+  const auto r = trainer_state::read(dir.path() / "trainer_state.json");
+  CHECK(r.global_step == 120);
+  CHECK(r.epoch == 2.5);
+  CHECK(r.loss_since_log == s.loss_since_log);
+  CHECK(r.total_loss == s.total_loss);
+  CHECK(r.batches_in_epoch == 11);
+  REQUIRE(r.log_history.size() == 1);
+  CHECK(r.log_history[0]["step"] == 100);
+  std::ofstream(dir.path() / "bad.json") << R"({"global_step": "x"})";
+  CHECK_THROWS_AS(trainer_state::read(dir.path() / "bad.json"), io::io_error);
+}
