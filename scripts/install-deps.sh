@@ -10,7 +10,7 @@ packages=(
   openmpi-bin libopenmpi-dev libhwloc-dev hwloc-nox numactl nlohmann-json3-dev libutf8proc-dev libopenblas-dev
 )
 case "${1:-}" in
-  --test) packages+=(catch2 clang libbenchmark-dev git) ;;
+  --test) packages+=(catch2 clang libbenchmark-dev git python3) ;;
   "") ;;
   *) echo "usage: $0 [--test]" >&2; exit 2 ;;
 esac
