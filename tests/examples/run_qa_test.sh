@@ -88,6 +88,14 @@ PY
     "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --max_steps 2 \
       --output_dir "$WORK/full" --overwrite_output_dir > "$WORK/log" 2>&1 || fail "--overwrite_output_dir run failed"
     [ -s "$WORK/full/model.safetensors" ] || fail "--overwrite_output_dir wrote no model"
+    # Another process holding the directory's lock: the run stops at once instead of writing alongside it.
+    mkdir -p "$WORK/busy"
+    flock "$WORK/busy/.cputrain.lock" sleep 30 > /dev/null 2>&1 &
+    holder=$!
+    for _ in $(seq 50); do flock -n "$WORK/busy/.cputrain.lock" true || break; sleep 0.1; done
+    expect_exit 2 "another run is using this directory" -- "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" \
+      "${TRAIN[@]}" --do_train --max_steps 2 --output_dir "$WORK/busy"
+    pkill -P "$holder" sleep 2>/dev/null; kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
     ;;
   bad-input)
     make_model "$WORK/m" 0.0
