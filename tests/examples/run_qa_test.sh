@@ -54,6 +54,7 @@ case $CASE in
       [ -s "$WORK/out/$f" ] || fail "output_dir has no $f"
     done
     [ "$(json_value "$WORK/out/eval_results.json" eval_total)" = 14 ] || fail "eval_total is not 14"
+    python3 "$(dirname "$0")/../../scripts/check_hf_layout.py" "$WORK/out" || fail "output_dir is not a transformers model directory"
     grep -q '"loss"' "$WORK/log" || fail "no log entries printed"
     echo "eval_f1 = $f1"
     ;;
