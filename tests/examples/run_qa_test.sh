@@ -44,17 +44,20 @@ case $CASE in
     # Hugging Face's own run_qa test file, learnt by heart by a new tiny model: F1 >= 90 on the same file.
     make_model "$WORK/m" 0.0
     "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --do_eval \
-      --learning_rate 1e-3 --num_train_epochs 150 --warmup_ratio 0.1 --logging_steps 100 --save_steps 100000 \
+      --do_predict --test_file "$SAMPLE" --learning_rate 1e-3 --num_train_epochs 150 --warmup_ratio 0.1 --logging_steps 100 --save_steps 100000 \
       --output_dir "$WORK/out" > "$WORK/log" 2>&1 || fail "run_qa failed: $(tail -5 "$WORK/log")"
     f1=$(json_value "$WORK/out/eval_results.json" eval_f1)
     python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 90 else 1)" "$f1" || fail "eval_f1 $f1 < 90"
     for f in model.safetensors config.json vocab.txt tokenizer_config.json special_tokens_map.json \
              trainer_state.json train_results.json eval_results.json all_results.json training_args.json \
-             eval_predictions.json eval_nbest_predictions.json eval_null_odds.json; do
+             eval_predictions.json eval_nbest_predictions.json eval_null_odds.json predict_results.json \
+             predict_predictions.json predict_nbest_predictions.json; do
       [ -s "$WORK/out/$f" ] || fail "output_dir has no $f"
     done
     [ "$(json_value "$WORK/out/eval_results.json" eval_total)" = 14 ] || fail "eval_total is not 14"
     python3 "$(dirname "$0")/../../scripts/check_hf_layout.py" "$WORK/out" || fail "output_dir is not a transformers model directory"
+    cmp -s "$WORK/out/eval_predictions.json" "$WORK/out/predict_predictions.json" || fail "predicting the same file gave other answers"
+    [ "$(json_value "$WORK/out/all_results.json" predict_f1)" = "$f1" ] || fail "all_results.json does not hold predict_f1 = eval_f1"
     grep -q '"loss"' "$WORK/log" || fail "no log entries printed"
     echo "eval_f1 = $f1"
     ;;
