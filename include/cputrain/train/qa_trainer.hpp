@@ -144,31 +144,21 @@ class qa_trainer {
     adam.weight_decay = args_.weight_decay;
     optim::adamw<> optimizer(model_.params().size(), model_.table().ranges(), adam);
 
+    // Resuming takes the saved progress (steps, data position, losses, log history) and this run's settings.
     trainer_state state;
+    if (resume_from) {
+      io::load_weights(model_, *resume_from / "model.safetensors", io::weight_loading::exact);
+      load_optimizer_state(optimizer, model_.table(), *resume_from / "optimizer.safetensors");
+      state = trainer_state::read(*resume_from / checkpoint_state_file);
+      if (static_cast<std::uint64_t>(state.global_step) != optimizer.step_count())
+        throw io::io_error(resume_from->string() + ": trainer_state.json says step " + std::to_string(state.global_step) +
+                           " but the optimizer state has taken " + std::to_string(optimizer.step_count()) + " steps");
+    }
     state.max_steps = p.max_steps;
     state.num_train_epochs = p.epochs;
     state.logging_steps = args_.logging_steps;
     state.save_steps = args_.save_steps;
     state.train_batch_size = args_.per_device_train_batch_size;
-    double total_loss = 0.0;
-    if (resume_from) {
-      io::load_weights(model_, *resume_from / "model.safetensors", io::weight_loading::exact);
-      load_optimizer_state(optimizer, model_.table(), *resume_from / "optimizer.safetensors");
-      const trainer_state saved = trainer_state::read(*resume_from / checkpoint_state_file);
-      state.global_step = saved.global_step;
-      state.epoch = saved.epoch;
-      state.log_history = saved.log_history;
-      state.epochs_done = saved.epochs_done;
-      state.batches_in_epoch = saved.batches_in_epoch;
-      state.loss_since_log = saved.loss_since_log;
-      state.steps_since_log = saved.steps_since_log;
-      state.total_flos = saved.total_flos;
-      total_loss = saved.total_loss;
-      state.total_loss = saved.total_loss;
-      if (static_cast<std::uint64_t>(state.global_step) != optimizer.step_count())
-        throw io::io_error(resume_from->string() + ": trainer_state.json says step " + std::to_string(state.global_step) +
-                           " but the optimizer state has taken " + std::to_string(optimizer.step_count()) + " steps");
-    }
 
     const auto ga = static_cast<std::size_t>(args_.gradient_accumulation_steps);
     const std::int64_t first_step = state.global_step;
@@ -213,8 +203,7 @@ class qa_trainer {
         state.epoch = static_cast<double>(epoch) + static_cast<double>(b) / static_cast<double>(batches.size());
         state.loss_since_log += step_loss;
         ++state.steps_since_log;
-        total_loss += step_loss;
-        state.total_loss = total_loss;
+        state.total_loss += step_loss;
         if (b == batches.size()) {  // the epoch is done: a checkpoint taken now resumes at the next one
           ++state.epochs_done;
           state.batches_in_epoch = 0;
@@ -244,7 +233,7 @@ class qa_trainer {
     r.global_step = state.global_step;
     r.train_runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     r.train_samples = features.size();
-    r.train_loss = state.global_step > 0 ? total_loss / static_cast<double>(state.global_step) : 0.0;
+    r.train_loss = state.global_step > 0 ? state.total_loss / static_cast<double>(state.global_step) : 0.0;
     const double steps_run = static_cast<double>(state.global_step - first_step);
     r.train_steps_per_second = r.train_runtime > 0 ? steps_run / r.train_runtime : 0.0;
     r.train_samples_per_second =
