@@ -31,6 +31,7 @@
 #include "cputrain/io/bert_config_json.hpp"  // IWYU pragma: export
 #include "cputrain/io/io_error.hpp"          // IWYU pragma: export
 #include "cputrain/io/model_weights.hpp"     // IWYU pragma: export
+#include "cputrain/io/read_file.hpp"         // IWYU pragma: export
 #include "cputrain/io/safetensors.hpp"       // IWYU pragma: export
 
 #include "cputrain/data/data_error.hpp"      // IWYU pragma: export

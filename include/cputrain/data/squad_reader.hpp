@@ -44,15 +44,9 @@
 // Only data_error leaves these functions (and std::bad_alloc if memory runs out).
 #pragma once
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -68,6 +62,7 @@
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/data/python_text.hpp"
 #include "cputrain/data/squad_example.hpp"
+#include "cputrain/io/read_file.hpp"
 #include "cputrain/text/utf8.hpp"
 
 namespace cputrain::data {
@@ -675,44 +670,6 @@ class squad_parser {
   std::optional<std::uint32_t> last_context_;
 };
 
-[[noreturn]] inline void throw_squad_errno(const std::filesystem::path& path, const char* what, int err) {
-  throw data_error(path.string() + ": " + what + ": " + std::strerror(err));
-}
-
-/// The whole file, or data_error naming it and the system's reason.
-[[nodiscard]] inline std::string read_squad_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    throw_squad_errno(path, "cannot open", err);
-  }
-  struct fd_closer {
-    int fd;
-    ~fd_closer() { ::close(fd); }
-  } closer{fd};
-  struct ::stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    throw_squad_errno(path, "cannot stat", err);
-  }
-  // Reading a directory fails only at read() with EISDIR; saying it up front is clearer.
-  if (S_ISDIR(st.st_mode)) throw data_error(path.string() + ": is a directory, not a file");
-  std::string text;
-  if (S_ISREG(st.st_mode) && st.st_size > 0) text.reserve(static_cast<std::size_t>(st.st_size));
-  char buffer[1 << 16];
-  for (;;) {
-    const ::ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n == 0) break;
-    if (n < 0) {
-      const int err = errno;
-      if (err == EINTR) continue;
-      throw_squad_errno(path, "cannot read", err);
-    }
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  return text;
-}
-
 }  // namespace detail
 
 /// Reads the text of a SQuAD file (see the header comment for the formats and the checks). `source_name` (the
@@ -725,7 +682,7 @@ class squad_parser {
 /// Reads a SQuAD file: data_error naming it if it cannot be opened or read, then parse_squad.
 [[nodiscard]] inline squad_dataset read_squad(const std::filesystem::path& file,
                                               const squad_read_options& options = {}) {
-  const std::string bytes = detail::read_squad_file(file);
+  const std::string bytes = io::read_whole_file<data_error>(file);
   return parse_squad(bytes, file.string(), options);
 }
 

@@ -15,14 +15,8 @@
 // final newline; floats are written as the shortest decimal that reads back as the same float (0.1, 1e-12).
 #pragma once
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -34,48 +28,12 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"
+#include "cputrain/io/read_file.hpp"
 #include "cputrain/nn/bert_config.hpp"
 
 namespace cputrain::io {
 
 namespace detail {
-
-[[noreturn]] inline void throw_config_errno(const std::filesystem::path& path, const char* what, int err) {
-  throw io_error(path.string() + ": " + what + ": " + std::strerror(err));
-}
-
-/// The whole file, or io_error naming it and the system's reason.
-inline std::string read_config_text(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    throw_config_errno(path, "cannot open", err);
-  }
-  struct fd_closer {
-    int fd;
-    ~fd_closer() { ::close(fd); }
-  } closer{fd};
-  struct ::stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    throw_config_errno(path, "cannot stat", err);
-  }
-  // Reading a directory fails only at read() with EISDIR; saying it up front is clearer.
-  if (S_ISDIR(st.st_mode)) throw io_error(path.string() + ": is a directory, not a file");
-  std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const ::ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n == 0) break;
-    if (n < 0) {
-      const int err = errno;
-      if (err == EINTR) continue;
-      throw_config_errno(path, "cannot read", err);
-    }
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  return text;
-}
 
 inline std::string config_value_text(const nlohmann::json& value) {
   std::string s = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -168,7 +126,7 @@ class bert_config_reader {
 
 /// Reads a Hugging Face BERT config.json (see the header comment for what is accepted). Throws io_error.
 [[nodiscard]] inline nn::bert_config read_bert_config(const std::filesystem::path& config_json) {
-  const std::string text = detail::read_config_text(config_json);
+  const std::string text = read_whole_file(config_json);
   // nlohmann would stop at a NUL byte as if the input ended there; JSON text cannot contain one.
   if (const auto nul = text.find('\0'); nul != std::string::npos) {
     throw io_error(config_json.string() + ": not valid JSON: a NUL byte at offset " + std::to_string(nul));
