@@ -81,3 +81,72 @@ TEST_CASE("a data order without features or batch is refused") {
   CHECK_THROWS_MATCHES(data_order(4, 0, 1, false), cputrain::usage_error, says("batch size"));
   CHECK_THROWS_MATCHES(data_order(4, 1, 1, false, 2, 2), cputrain::usage_error, says("rank 2 of a world of 2"));
 }
+
+TEST_CASE("group_by_length sorts megabatches longest first and puts the longest window in the first batch") {
+  // epoch_permutation(8, 42, 0) is {7, 4, 5, 0, 1, 6, 2, 3}; a global batch of 2 makes megabatches of
+  // min(8 / (2 x 4), 50) = 1 batch: {7, 4} {5, 0} {1, 6} {2, 3}.
+  const std::vector<std::uint32_t> lengths{5, 1, 9, 3, 3, 2, 8, 4};
+  data_order order(8, 2, 42, false);
+  order.group_by_length(lengths, 2);
+  // Sorted: {7, 4} {0, 5} {6, 1} {2, 3}; then the longest (2, length 9) swaps places with the first (7).
+  CHECK(order.epoch_order(0) == std::vector<std::uint32_t>{2, 4, 0, 5, 6, 1, 7, 3});
+  const auto batches = order.epoch_batches(0);
+  REQUIRE(batches.size() == 4);
+  CHECK(batches[0] == std::vector<std::size_t>{2, 4});
+
+  // Equal lengths keep the permutation's order (a stable sort), so grouping by a constant changes nothing.
+  data_order constant(8, 2, 42, false);
+  constant.group_by_length(std::vector<std::uint32_t>(8, 7), 2);
+  CHECK(constant.epoch_order(3) == epoch_permutation(8, 42, 3));
+}
+
+TEST_CASE("group_by_length keeps every feature once and makes batches of similar lengths") {
+  const std::size_t n = 4000, batch = 8;
+  std::vector<std::uint32_t> lengths(n);
+  for (std::size_t i = 0; i < n; ++i) lengths[i] = static_cast<std::uint32_t>(20 + (i * 7919) % 109);
+  data_order grouped(n, batch, 3, false), plain(n, batch, 3, false);
+  grouped.group_by_length(lengths, batch);
+  const auto order = grouped.epoch_order(1);
+  CHECK(std::set<std::uint32_t>(order.begin(), order.end()).size() == n);
+  CHECK(order.size() == n);
+  // Megabatches of 50 batches (400 features) are the permutation's, each sorted longest first.
+  const auto perm = epoch_permutation(n, 3, 1);
+  for (std::size_t begin = 0; begin < n; begin += 400) {
+    std::multiset<std::uint32_t> a(perm.begin() + static_cast<std::ptrdiff_t>(begin),
+                                   perm.begin() + static_cast<std::ptrdiff_t>(begin + 400));
+    std::multiset<std::uint32_t> b(order.begin() + static_cast<std::ptrdiff_t>(begin),
+                                   order.begin() + static_cast<std::ptrdiff_t>(begin + 400));
+    if (begin != 0) CHECK(a == b);  // the first megabatch traded its first feature for the longest one
+    for (std::size_t i = begin + 1; i + 1 < begin + 400; ++i) CHECK(lengths[order[i]] >= lengths[order[i + 1]]);
+  }
+  CHECK(lengths[order[0]] == 128);
+  // Padding to each batch's longest window: grouped batches carry a fraction of the padding of plain ones.
+  const auto padding = [&](const data_order& o) {
+    std::size_t pad = 0;
+    for (const auto& b : o.epoch_batches(1)) {
+      std::uint32_t longest = 0;
+      for (const std::size_t i : b) longest = std::max(longest, lengths[i]);
+      for (const std::size_t i : b) pad += longest - lengths[i];
+    }
+    return pad;
+  };
+  CHECK(padding(grouped) * 10 < padding(plain));
+}
+
+TEST_CASE("group_by_length keeps the union of two processes' batches equal to one process's batch") {
+  std::vector<std::uint32_t> lengths(60);
+  for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<std::uint32_t>((i * 37) % 23);
+  data_order one(60, 6, 9, false), rank0(60, 3, 9, false, 2, 0), rank1(60, 3, 9, false, 2, 1);
+  one.group_by_length(lengths, 6);
+  rank0.group_by_length(lengths, 6);
+  rank1.group_by_length(lengths, 6);
+  const auto whole = one.epoch_batches(2), a = rank0.epoch_batches(2), b = rank1.epoch_batches(2);
+  REQUIRE(whole.size() == a.size());
+  for (std::size_t k = 0; k < whole.size(); ++k) {
+    std::multiset<std::size_t> both(a[k].begin(), a[k].end());
+    both.insert(b[k].begin(), b[k].end());
+    CHECK(both == std::multiset<std::size_t>(whole[k].begin(), whole[k].end()));
+  }
+  CHECK_THROWS_MATCHES(one.group_by_length(std::vector<std::uint32_t>(5, 1), 6), cputrain::usage_error,
+                       says("5 lengths for 60 features"));
+}

@@ -8,11 +8,19 @@
 // process with batch b x world sees at step k. The shuffle is a Fisher-Yates over a counter-based generator with
 // its own integer draws (no std::uniform_int_distribution, whose results differ between standard libraries), so
 // the order is the same with every compiler.
+//
+// With group_by_length (Hugging Face's --group_by_length), each permutation is then cut into megabatches of up to 50
+// global batches and each megabatch sorted by length, longest first, as HF's LengthGroupedSampler does: batches
+// padded to their longest window then carry little padding. The megabatch is counted in global batches (per-process
+// batch x processes x accumulation steps) rather than HF's per-process batches, so that the order of the whole job
+// does not change with the number of processes.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,6 +76,36 @@ class data_order {
       throw usage_error("data_order: rank " + std::to_string(rank_) + " of a world of " + std::to_string(world_));
   }
 
+  /// Groups every epoch's permutation by `lengths` (one per feature) in megabatches of up to 50 x `global_batch`
+  /// (see the header comment). `global_batch` is the per-process batch x processes x accumulation steps.
+  data_order& group_by_length(std::span<const std::uint32_t> lengths, std::size_t global_batch) {
+    if (lengths.size() != features_)
+      throw usage_error("data_order: " + std::to_string(lengths.size()) + " lengths for " + std::to_string(features_) +
+                        " features");
+    if (global_batch == 0) throw usage_error("data_order: the global batch size must be at least 1");
+    lengths_.assign(lengths.begin(), lengths.end());
+    // HF: min(n / (4 batch), 50) batches per megabatch, at least one.
+    megabatch_ = std::max<std::size_t>(1, std::min<std::size_t>(features_ / (global_batch * 4), 50)) * global_batch;
+    return *this;
+  }
+
+  /// The order of `epoch`'s features before it is shared out among processes.
+  [[nodiscard]] std::vector<std::uint32_t> epoch_order(std::uint64_t epoch) const {
+    auto order = epoch_permutation(features_, seed_, epoch);
+    if (lengths_.empty()) return order;
+    const auto longer = [this](std::uint32_t a, std::uint32_t b) { return lengths_[a] > lengths_[b]; };
+    std::size_t longest_group = 0;
+    for (std::size_t begin = 0; begin < features_; begin += megabatch_) {
+      const auto first = order.begin() + static_cast<std::ptrdiff_t>(begin);
+      std::stable_sort(first, order.begin() + static_cast<std::ptrdiff_t>(std::min(features_, begin + megabatch_)),
+                       longer);
+      if (lengths_[*first] > lengths_[order[longest_group]]) longest_group = begin;
+    }
+    // The longest window goes first, so that a batch too large for memory shows in the first step (as HF does).
+    std::swap(order[0], order[longest_group]);
+    return order;
+  }
+
   /// Features per process and epoch (the padded share).
   [[nodiscard]] std::size_t per_process() const noexcept { return (features_ + world_ - 1) / world_; }
 
@@ -78,7 +116,7 @@ class data_order {
 
   /// This process's feature indices for every batch of `epoch`, in order.
   [[nodiscard]] std::vector<std::vector<std::size_t>> epoch_batches(std::uint64_t epoch) const {
-    const auto perm = epoch_permutation(features_, seed_, epoch);
+    const auto perm = epoch_order(epoch);
     const std::size_t share = per_process();
     std::vector<std::size_t> mine;
     mine.reserve(share);
@@ -98,6 +136,8 @@ class data_order {
   std::uint64_t seed_;
   bool drop_last_;
   std::size_t world_, rank_;
+  std::vector<std::uint32_t> lengths_;  // empty: no grouping
+  std::size_t megabatch_ = 0;
 };
 
 }  // namespace cputrain::train

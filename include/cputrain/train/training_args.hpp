@@ -100,6 +100,7 @@ struct training_args {
   bool bf16 = false;
   bool use_cpu = false;  ///< accepted; cputrain always runs on the CPU
   bool dataloader_drop_last = false;
+  bool group_by_length = false;  ///< batches of windows of similar length (train/sampler.hpp)
   std::optional<std::string> resume_from_checkpoint;
   bool disable_tqdm = false;
   std::optional<int> threads;  ///< cputrain's own: compute threads per process; unset, the thread plan decides
@@ -226,6 +227,8 @@ inline const args_field args_fields[] = {
      "bf16 mixed precision as PyTorch's CPU autocast does it, instead of fp32"},
     {"dataloader_drop_last", args_group::training, &training_args::dataloader_drop_last,
      "Drop the last, incomplete training batch of each epoch"},
+    {"group_by_length", args_group::training, &training_args::group_by_length,
+     "Batch training windows of similar length together: with --no_pad_to_max_length, much less padding"},
     {"resume_from_checkpoint", args_group::training, &training_args::resume_from_checkpoint,
      "Checkpoint directory to resume training from"},
     {"disable_tqdm", args_group::training, &training_args::disable_tqdm, "No progress bar"},
