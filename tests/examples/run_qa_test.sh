@@ -55,6 +55,12 @@ case $CASE in
       [ -s "$WORK/out/$f" ] || fail "output_dir has no $f"
     done
     [ "$(json_value "$WORK/out/eval_results.json" eval_total)" = 14 ] || fail "eval_total is not 14"
+    # HF's total_flos: 6 x tokens (128 per window, padded) x 67,202 parameters outside the embeddings, every epoch.
+    python3 - "$WORK/out/train_results.json" <<'PY' || fail "total_flos is not 6 x tokens x non-embedding parameters"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["total_flos"] == 6 * 128 * r["train_samples"] * 150 * 67202, r
+PY
     python3 "$(dirname "$0")/../../scripts/check_hf_layout.py" "$WORK/out" || fail "output_dir is not a transformers model directory"
     cmp -s "$WORK/out/eval_predictions.json" "$WORK/out/predict_predictions.json" || fail "predicting the same file gave other answers"
     [ "$(json_value "$WORK/out/all_results.json" predict_f1)" = "$f1" ] || fail "all_results.json does not hold predict_f1 = eval_f1"

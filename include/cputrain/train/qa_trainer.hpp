@@ -70,11 +70,12 @@ struct train_result {
   double train_steps_per_second = 0.0;
   std::size_t train_samples = 0;
   double epoch = 0.0;
+  double total_flos = 0.0;
 
   [[nodiscard]] nlohmann::ordered_json to_json() const {
     nlohmann::ordered_json j;
     j["epoch"] = epoch;
-    j["total_flos"] = 0.0;
+    j["total_flos"] = total_flos;
     j["train_loss"] = train_loss;
     j["train_runtime"] = train_runtime;
     j["train_samples"] = train_samples;
@@ -132,8 +133,15 @@ class qa_trainer {
   train_result train(const data::qa_features& features, const std::optional<std::filesystem::path>& resume_from = {}) {
     if (!features.has_labels()) throw usage_error("qa_trainer::train: the features have no answer positions (labels)");
     const plan p = plan_for(features.size());
-    const data_order order(features.size(), static_cast<std::size_t>(args_.per_device_train_batch_size),
-                           static_cast<std::uint64_t>(args_.seed), args_.dataloader_drop_last);
+    data_order order(features.size(), static_cast<std::size_t>(args_.per_device_train_batch_size),
+                     static_cast<std::uint64_t>(args_.seed), args_.dataloader_drop_last);
+    if (args_.group_by_length) {
+      std::vector<std::uint32_t> lengths;
+      lengths.reserve(features.size());
+      for (const data::qa_feature& f : features.all()) lengths.push_back(f.length);
+      order.group_by_length(lengths, static_cast<std::size_t>(args_.per_device_train_batch_size) *
+                                         static_cast<std::size_t>(args_.gradient_accumulation_steps));
+    }
     const optim::lr_schedule schedule{optim::parse_schedule(args_.lr_scheduler_type), args_.learning_rate,
                                       p.warmup_steps, p.max_steps};
     optim::adamw_options adam;
@@ -166,6 +174,11 @@ class qa_trainer {
     const auto started = std::chrono::steady_clock::now();
     const data::qa_padding padding = args_.pad_to_max_length ? data::qa_padding::max_length : data::qa_padding::longest;
     float grad_norm = 0.0f;
+    // Hugging Face's estimate of the work: 6 x input tokens (padding included) x parameters outside the embeddings.
+    std::size_t non_embedding_parameters = 0;
+    for (const nn::parameter_info& info : model_.table().entries()) {
+      if (!info.name.ends_with("_embeddings.weight")) non_embedding_parameters += info.size;
+    }
 
     for (std::int64_t epoch = state.epochs_done; state.global_step < p.max_steps; ++epoch) {
       const auto batches = order.epoch_batches(static_cast<std::uint64_t>(epoch));
@@ -183,6 +196,7 @@ class qa_trainer {
           fo.seed = static_cast<std::uint64_t>(args_.seed);
           fo.step = static_cast<std::uint64_t>(state.global_step) * ga + micro;
           const float loss = model_.forward(batch, fo);
+          state.total_flos += 6.0 * static_cast<double>(batch.tokens()) * static_cast<double>(non_embedding_parameters);
           if (!std::isfinite(loss))
             throw training_error("training stopped at step " + std::to_string(state.global_step + 1) + " (epoch " +
                                  std::to_string(epoch) + ", batch " + std::to_string(b) + "): the loss is " +
@@ -241,11 +255,12 @@ class qa_trainer {
                                   r.train_runtime
                             : 0.0;
     r.epoch = state.epoch;
+    r.total_flos = state.total_flos;
     nlohmann::ordered_json summary;
     summary["train_runtime"] = r.train_runtime;
     summary["train_samples_per_second"] = r.train_samples_per_second;
     summary["train_steps_per_second"] = r.train_steps_per_second;
-    summary["total_flos"] = 0.0;
+    summary["total_flos"] = r.total_flos;
     summary["train_loss"] = r.train_loss;
     summary["epoch"] = r.epoch;
     summary["step"] = state.global_step;
