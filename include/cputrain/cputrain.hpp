@@ -35,6 +35,7 @@
 #include "cputrain/io/safetensors.hpp"       // IWYU pragma: export
 
 #include "cputrain/data/data_error.hpp"      // IWYU pragma: export
+#include "cputrain/data/demo_squad.hpp"      // IWYU pragma: export
 #include "cputrain/data/python_text.hpp"     // IWYU pragma: export
 #include "cputrain/data/qa_features.hpp"     // IWYU pragma: export
 #include "cputrain/data/qa_postprocess.hpp"  // IWYU pragma: export
