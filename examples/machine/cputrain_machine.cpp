@@ -1,4 +1,4 @@
-// cputrain-demo: what the library does on this machine today, in one run.
+// cputrain-machine: what the library does on this machine today, in one run.
 //
 // Finds the NUMA nodes and the thread layout the Hugging Face CPU guide's rule gives, starts one pinned oneTBB
 // arena per node, and in each arena stores a weight-sized buffer in bf16 (memory placed on that node by
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   std::optional<int> threads;
   std::size_t million_elements = 0;
   int repeats = 0;
-  po::options_description options("cputrain-demo options");
+  po::options_description options("cputrain-machine options");
   options.add_options()("help,h", "show this help")(
       "threads", po::value<int>(), "threads in all (default: each NUMA node's cores minus one, or OMP_NUM_THREADS)")(
       "melements", po::value<std::size_t>(&million_elements)->default_value(32),
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     if (million_elements == 0 || million_elements > 4096) throw cputrain::usage_error("--melements must be 1..4096");
     if (repeats < 1 || repeats > 1000) throw cputrain::usage_error("--repeats must be 1..1000");
   } catch (const std::exception& e) {
-    std::cerr << "cputrain-demo: " << e.what() << "\n" << options << "\n";
+    std::cerr << "cputrain-machine: " << e.what() << "\n" << options << "\n";
     return 2;
   }
 
@@ -122,10 +122,10 @@ int main(int argc, char** argv) {
                 policy::allocator_policy::name.data(), elements * 4 / 1'000'000, elements * 2 / 1'000'000);
     return worst <= std::ldexp(1.0, -8) ? 0 : 1;
   } catch (const cputrain::usage_error& e) {
-    std::cerr << "cputrain-demo: " << e.what() << "\n";
+    std::cerr << "cputrain-machine: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "cputrain-demo: " << e.what() << "\n";
+    std::cerr << "cputrain-machine: " << e.what() << "\n";
     return 1;
   }
 }
