@@ -219,3 +219,40 @@ TEST_CASE("training mode draws dropout masks from (seed, step): same inputs give
   CHECK(a != c);
   CHECK(eval == Approx(f.floats("expected/loss")[0]).epsilon(1e-5));  // no dropout in evaluation
 }
+
+TEST_CASE("backward reports each block's gradients final as soon as they are: head, last layer first, embeddings") {
+  const fixture f;
+  fp32_model model(f.config, 1);
+  f.load(model, "param/");
+  model.zero_grad();
+  (void)model.forward(f.batch, {.training = true});
+  model.backward();
+  const std::vector<float> final_grads(model.grads().begin(), model.grads().end());
+
+  model.zero_grad();
+  (void)model.forward(f.batch, {.training = true});
+  std::vector<std::size_t> offsets;
+  model.backward(1.0f, [&](std::size_t offset) {
+    offsets.push_back(offset);
+    // Everything from `offset` on is already what the whole backward ends with...
+    const auto tail = model.grads().subspan(offset);
+    CHECK(std::equal(tail.begin(), tail.end(), final_grads.begin() + static_cast<std::ptrdiff_t>(offset)));
+    // ... and the tensor just before it is not done yet (its gradient is still zero).
+    if (offset > 0) {
+      const auto& table = model.table();
+      const auto before = std::find_if(table.entries().rbegin(), table.entries().rend(),
+                                       [&](const auto& p) { return p.offset < offset; });
+      REQUIRE(before != table.entries().rend());
+      const auto g = model.grads().subspan(before->offset, before->size);
+      CHECK(std::all_of(g.begin(), g.end(), [](float x) { return x == 0.0f; }));
+    }
+  });
+  const auto& table = model.table();
+  std::vector<std::size_t> want{table.at("qa_outputs.weight").offset};
+  for (int l = f.config.num_hidden_layers; l-- > 0;) {
+    want.push_back(table.at("bert.encoder.layer." + std::to_string(l) + ".attention.self.query.weight").offset);
+  }
+  want.push_back(0);
+  CHECK(offsets == want);
+  CHECK(std::equal(final_grads.begin(), final_grads.end(), model.grads().begin()));
+}

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -60,11 +61,13 @@ class bert_qa {
                                      static_cast<std::size_t>(config_.type_vocab_size), config_.pad_token_id,
                                      config_.layer_norm_eps);
     for (int i = 0; i < config_.num_hidden_layers; ++i) {
+      layer_begin_.push_back(table_.total_size());
       layers_.push_back(encoder_layer::create(table_, static_cast<std::size_t>(i), H,
                                               static_cast<std::size_t>(config_.num_attention_heads),
                                               static_cast<std::size_t>(config_.intermediate_size),
                                               config_.layer_norm_eps));
     }
+    head_begin_ = table_.total_size();
     qa_outputs_ = linear::create(table_, "qa_outputs", H, 2);
     params_.assign(table_.total_size(), 0.0f);
     grads_.assign(table_.total_size(), 0.0f);
@@ -124,9 +127,14 @@ class bert_qa {
                    dlogits_.data());
   }
 
+  /// Called during backward with an offset: grads()[offset, end) are final for this backward — the head's, then
+  /// each layer's from the last, then the embeddings' (offset 0). Data parallelism starts reducing those
+  /// gradients while the earlier layers are still being differentiated.
+  using gradients_ready = std::function<void(std::size_t offset)>;
+
   /// Back-propagates the loss of the last forward (which must have had labels), adding `loss_scale` times its
   /// gradient into grads() (loss_scale = 1 / accumulation steps averages accumulated micro-batches).
-  void backward(float loss_scale = 1.0f) {
+  void backward(float loss_scale = 1.0f, const gradients_ready& ready = {}) {
     if (batch_ == nullptr || !batch_->has_labels()) {
       throw usage_error("bert_qa::backward: no forward pass with labels to differentiate");
     }
@@ -138,13 +146,16 @@ class bert_qa {
     }
     float* dh = dhidden_.data();
     qa_outputs_.backward(gemm_weights(), grads_.data(), final_hidden_.data(), dlogits_.data(), T, dh);
+    if (ready) ready(head_begin_);
     for (std::size_t l = layers_.size(); l-- > 0;) {
       layers_[l].backward(gemm_weights(), params_.data(), grads_.data(), shape, layer_drop(l), acts_[l], scratch(),
                           dh);
+      if (ready) ready(layer_begin_[l]);
     }
     kernels::dropout_backward(dh, T * H, hidden_dropout(), options_.seed, stream(0), dh);
     embeddings_.backward(params_.data(), grads_.data(), batch.input_ids.data(), batch.token_type_ids.data(),
                          batch.batch, batch.seq, emb_sum_.data(), emb_mean_.data(), emb_rstd_.data(), dh);
+    if (ready) ready(0);
   }
 
   /// [batch * seq] start and end logits of the last forward, as strided views (stride 2) over [tokens, 2].
@@ -254,6 +265,8 @@ class bert_qa {
   embeddings embeddings_;
   std::vector<encoder_layer> layers_;
   linear qa_outputs_;
+  std::vector<std::size_t> layer_begin_;  // where each layer's parameters start in the flat buffers
+  std::size_t head_begin_ = 0;            // where qa_outputs' parameters start
   buffer<float> params_, grads_;
   buffer<G> gemm_weights_;  // bf16 rounding of params_ under bf16 mixed precision; unused under fp32
 
