@@ -63,9 +63,18 @@ TEST_CASE("single::discover makes this process rank 0 of 1 on every node, thread
   CHECK(layout.host == host);
   const std::string text = layout.describe();
   CHECK_THAT(text, Catch::Contains("rank 0/1"));
-  CHECK_THAT(text, Catch::Contains("NUMA node 1: 2 cores, 1 threads"));
+  CHECK_THAT(text, Catch::Contains("NUMA node 1: cpus 4-5, 2 cores, 1 threads"));
 
   const auto asked = par::single::discover(topo, cputrain::thread_request{6, false});
   CHECK(asked.threads.total() == 6);
   CHECK(asked.threads.threads_per_node == std::vector<int>{4, 2});
+}
+
+TEST_CASE("single's communicator sums, maximises and gathers over its one rank") {
+  const par::single::communicator comm;
+  CHECK(comm.all_reduce_sum(2.5) == 2.5);
+  CHECK(comm.all_reduce_max(std::int64_t{-7}) == -7);
+  const std::vector<float> part{1.0f, 2.0f};
+  CHECK(comm.gatherv(part, 0) == part);
+  CHECK_THROWS_WITH(comm.gatherv(part, 1), Catch::Contains("gatherv: root 1"));
 }

@@ -18,6 +18,7 @@ struct process_layout {
   int rank = 0;        // this process among them
   int local_size = 1;  // processes on this machine
   int local_rank = 0;  // this process among those
+  int hosts = 1;       // machines in the job
   std::string host;
   topology nodes;       // the NUMA nodes this process trains on, restricted to the CPUs it may use
   thread_plan threads;  // threads per node, parallel to nodes.nodes()
@@ -29,8 +30,8 @@ struct process_layout {
         << host << ": " << threads.total() << " threads (" << threads.reason << ")\n";
     const auto& ns = nodes.nodes();
     for (std::size_t i = 0; i < ns.size(); ++i) {
-      out << "  NUMA node " << ns[i].os_index << ": " << ns[i].cores << " cores, " << threads.threads_per_node[i]
-          << " threads\n";
+      out << "  NUMA node " << ns[i].os_index << ": cpus " << format_cpulist(ns[i].cpus) << ", " << ns[i].cores
+          << " cores, " << threads.threads_per_node[i] << " threads\n";
     }
     for (const auto& w : threads.warnings) out << "  warning: " << w << "\n";
     for (const auto& w : warnings) out << "  warning: " << w << "\n";

@@ -3,8 +3,10 @@
 // ranks is the buffer itself.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include <unistd.h>
@@ -28,13 +30,22 @@ struct single {
     [[nodiscard]] int rank() const noexcept { return 0; }
     [[nodiscard]] int size() const noexcept { return 1; }
     void all_reduce_sum(std::span<float>) const noexcept {}
-    void broadcast(std::span<float>, int root) const {
+    void broadcast(std::span<float>, int root) const { check_root(root, "broadcast"); }
+    void barrier() const noexcept {}
+    [[nodiscard]] double all_reduce_sum(double value) const noexcept { return value; }
+    [[nodiscard]] std::int64_t all_reduce_max(std::int64_t value) const noexcept { return value; }
+    [[nodiscard]] std::vector<float> gatherv(std::span<const float> part, int root) const {
+      check_root(root, "gatherv");
+      return {part.begin(), part.end()};
+    }
+
+   private:
+    static void check_root(int root, const char* where) {
       if (root != 0) {
-        throw usage_error("cputrain::parallel::single::communicator::broadcast: root " + std::to_string(root) +
-                          " does not exist in a world of one process (the only rank is 0)");
+        throw usage_error(std::string("cputrain::parallel::single::communicator::") + where + ": root " +
+                          std::to_string(root) + " does not exist in a world of one process (the only rank is 0)");
       }
     }
-    void barrier() const noexcept {}
   };
 
   /// This process is rank 0 of 1 and trains on every node of `topo`, threads as plan_threads decides.

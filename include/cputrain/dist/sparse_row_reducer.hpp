@@ -1,0 +1,80 @@
+// cputrain::dist::sparse_row_reducer — averages the gradient of an embedding table over ranks by sending only the
+// rows some rank's batch used. BERT's word-embedding table is most of a small model's parameters (30,522 x 768 =
+// 94 MB of base-2's 156 MB of gradients) and its gradient is ready last, after the whole backward, so a dense
+// all-reduce of it cannot hide behind anything. But a row no token of a batch refers to has a gradient of exactly
+// zero on that rank: the ranks agree on the union of used rows (one all-reduce of a per-row flag), pack those rows,
+// sum them, and unpack — a few MB for a batch of a few thousand tokens. Rows nobody used stay zero, as the dense
+// sum would leave them; used rows get bit for bit the dense result (the same sum over ranks, the same division).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cputrain/core/error.hpp"
+#include "cputrain/policy/parallel/parallel_policy.hpp"
+
+namespace cputrain::dist {
+
+template <parallel::communicator Comm>
+class sparse_row_reducer {
+ public:
+  /// `table`: the gradient of a [rows, width] table, row-major, inside the flat gradient buffer.
+  sparse_row_reducer(Comm& comm, std::span<float> table, std::size_t width)
+      : comm_(comm), table_(table), width_(width), used_(width == 0 ? 0 : table.size() / width, 0.0f) {
+    if (width == 0 || table.size() % width != 0)
+      throw usage_error("cputrain::dist::sparse_row_reducer: a table of " + std::to_string(table.size()) +
+                        " floats is not a whole number of rows of width " + std::to_string(width));
+  }
+
+  [[nodiscard]] std::size_t rows() const noexcept { return used_.size(); }
+
+  /// Notes the rows this rank's current step reads (token ids of every micro-batch); out-of-range ids throw.
+  void mark(std::span<const std::int32_t> ids) {
+    for (const std::int32_t id : ids) {
+      if (id < 0 || static_cast<std::size_t>(id) >= used_.size())
+        throw usage_error("cputrain::dist::sparse_row_reducer: row " + std::to_string(id) + " of a table of " +
+                          std::to_string(used_.size()));
+      used_[static_cast<std::size_t>(id)] = 1.0f;
+    }
+  }
+
+  /// Collective: every rank's table rows become the average over ranks. Returns the rows sent. Clears the marks.
+  std::size_t reduce() {
+    const auto world = static_cast<float>(comm_.size());
+    if (comm_.size() == 1) {
+      std::fill(used_.begin(), used_.end(), 0.0f);
+      return 0;
+    }
+    comm_.all_reduce_sum(std::span<float>(used_));  // > 0: some rank used the row
+    rows_.clear();
+    for (std::size_t r = 0; r < used_.size(); ++r) {
+      if (used_[r] > 0.0f) rows_.push_back(r);
+    }
+    packed_.resize(rows_.size() * width_);
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      const float* row = table_.data() + rows_[i] * width_;
+      std::copy(row, row + width_, packed_.data() + i * width_);
+    }
+    comm_.all_reduce_sum(std::span<float>(packed_));
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      float* row = table_.data() + rows_[i] * width_;
+      const float* sum = packed_.data() + i * width_;
+      for (std::size_t k = 0; k < width_; ++k) row[k] = sum[k] / world;
+    }
+    std::fill(used_.begin(), used_.end(), 0.0f);
+    return rows_.size();
+  }
+
+ private:
+  Comm& comm_;
+  std::span<float> table_;
+  std::size_t width_;
+  std::vector<float> used_;  // per row, 1 where this rank's step used it (floats: summed by the same all-reduce)
+  std::vector<std::size_t> rows_;
+  std::vector<float> packed_;
+};
+
+}  // namespace cputrain::dist
