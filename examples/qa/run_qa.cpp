@@ -9,10 +9,15 @@
 // does), evaluates, and writes what run_qa.py writes. The work itself is the library's (cputrain/train/...).
 // Exit status: 0; 2 for a usage error (a bad flag, a missing file), reported before any work; 1 for anything
 // else (a broken file, a diverged run), with a message naming the file or step.
+//
+// One binary for every scenario: started alone it is a world of one process; under mpirun (OpenMPI, MPICH,
+// Intel MPI) its ranks train one model together (parallel::multi_node), each finding its NUMA node and threads
+// by itself. Rank 0 prints the layout and the log and writes every file; a rank that fails ends the whole job.
 #include <cputrain/cputrain.hpp>
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -25,7 +30,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using parallel = ct::parallel::multi_node;
+using communicator = parallel::communicator;
+
+int this_rank = 0;  // only rank 0 speaks and writes
+
 void say(const std::string& line) {
+  if (this_rank != 0) return;
   std::fprintf(stdout, "%s\n", line.c_str());
   std::fflush(stdout);
 }
@@ -57,7 +68,8 @@ ct::data::qa_features featurize(const ct::data::squad_dataset& data, const ct::t
 template <class Trainer>
 nlohmann::json evaluate(Trainer& trainer, const ct::data::squad_dataset& data, const ct::data::qa_features& features,
                         const ct::train::training_args& args, const std::string& split) {
-  const auto logits = trainer.predict(features);
+  const auto logits = trainer.predict(features);  // collective: rank 0 gets every feature's logits
+  if (!trainer.is_main_process()) return {};
   ct::data::qa_postprocess_options post;
   post.n_best_size = static_cast<std::size_t>(args.n_best_size);
   post.max_answer_length = static_cast<std::size_t>(args.max_answer_length);
@@ -76,7 +88,7 @@ nlohmann::json evaluate(Trainer& trainer, const ct::data::squad_dataset& data, c
 template <class Policy>
 int run(const ct::train::training_args& args, const ct::train::model_files& files, const ct::nn::bert_config& config,
         const ct::text::bert_tokenizer& tokenizer, std::size_t max_seq_length,
-        const std::optional<fs::path>& resume) {
+        const std::optional<fs::path>& resume, communicator& comm) {
   ct::nn::bert_qa<Policy> model(config, static_cast<std::uint64_t>(args.seed));
   if (files.weights) {
     const auto report = ct::io::load_weights(model, *files.weights, ct::io::weight_loading::pretrained);
@@ -91,7 +103,8 @@ int run(const ct::train::training_args& args, const ct::train::model_files& file
   callbacks.save_tokenizer = [&](const fs::path& dir) {
     ct::train::save_tokenizer(tokenizer, config.max_position_embeddings, dir);
   };
-  ct::train::qa_trainer<Policy> trainer(model, args, callbacks);
+  ct::train::qa_trainer<Policy> trainer(model, args, comm, callbacks);
+  const bool writer = trainer.is_main_process();
   std::optional<double> epoch;
 
   if (args.do_train) {
@@ -100,18 +113,24 @@ int run(const ct::train::training_args& args, const ct::train::model_files& file
     const auto plan = trainer.plan_for(features.size());
     say("***** Running training *****");
     say("  Num examples = " + std::to_string(features.size()) + " features of " + std::to_string(data.examples.size()) + " questions");
-    say("  Num Epochs = " + std::to_string(plan.epochs) + ", batch size = " + std::to_string(args.per_device_train_batch_size) +
-        ", gradient accumulation = " + std::to_string(args.gradient_accumulation_steps) +
-        ", total optimization steps = " + std::to_string(plan.max_steps) + ", precision = " + (args.bf16 ? "bf16" : "fp32"));
+    const int world = comm.size();
+    say("  Num Epochs = " + std::to_string(plan.epochs) + ", total optimization steps = " + std::to_string(plan.max_steps) +
+        ", precision = " + (args.bf16 ? "bf16" : "fp32"));
+    say("  Total batch size = " +
+        std::to_string(args.per_device_train_batch_size * world * args.gradient_accumulation_steps) + " (" +
+        std::to_string(args.per_device_train_batch_size) + " per process x " + std::to_string(world) + " process" +
+        (world == 1 ? "" : "es") + " x " + std::to_string(args.gradient_accumulation_steps) + " accumulation steps)");
     if (resume) say("  Resuming from " + resume->string());
     const auto result = trainer.train(features, resume);
-    ct::train::save_pretrained(args.output_dir, model, tokenizer);
-    ct::io::write_file_atomically(fs::path(args.output_dir) / "training_args.json", ct::train::to_json(args).dump(2) + "\n");
-    trainer.state().write(fs::path(args.output_dir) / "trainer_state.json");
-    nlohmann::json metrics = result.to_json();
-    metrics["train_samples"] = features.size();
-    ct::train::log_metrics("train", metrics);
-    ct::train::save_metrics(args.output_dir, "train", metrics);
+    if (writer) {
+      ct::train::save_pretrained(args.output_dir, model, tokenizer);
+      ct::io::write_file_atomically(fs::path(args.output_dir) / "training_args.json", ct::train::to_json(args).dump(2) + "\n");
+      trainer.state().write(fs::path(args.output_dir) / "trainer_state.json");
+      nlohmann::json metrics = result.to_json();
+      metrics["train_samples"] = features.size();
+      ct::train::log_metrics("train", metrics);
+      ct::train::save_metrics(args.output_dir, "train", metrics);
+    }
     epoch = result.epoch;
   }
   if (args.do_eval) {
@@ -119,22 +138,27 @@ int run(const ct::train::training_args& args, const ct::train::model_files& file
     const auto features = featurize(data, tokenizer, args, max_seq_length, false, args.max_eval_samples);
     say("***** Running evaluation *****  " + std::to_string(features.size()) + " features");
     auto metrics = evaluate(trainer, data, features, args, "eval");
-    if (epoch) metrics["epoch"] = *epoch;
-    ct::train::log_metrics("eval", metrics);
-    ct::train::save_metrics(args.output_dir, "eval", metrics);
+    if (writer) {
+      if (epoch) metrics["epoch"] = *epoch;
+      ct::train::log_metrics("eval", metrics);
+      ct::train::save_metrics(args.output_dir, "eval", metrics);
+    }
   }
   if (args.do_predict) {
     const auto data = load(args.test_file, args.max_predict_samples, "--test_file");
     const auto features = featurize(data, tokenizer, args, max_seq_length, false, args.max_predict_samples);
     say("***** Running prediction *****  " + std::to_string(features.size()) + " features");
     const auto metrics = evaluate(trainer, data, features, args, "predict");
-    ct::train::log_metrics("predict", metrics);
-    ct::train::save_metrics(args.output_dir, "predict", metrics);
+    if (writer) {
+      ct::train::log_metrics("predict", metrics);
+      ct::train::save_metrics(args.output_dir, "predict", metrics);
+    }
   }
+  comm.barrier();  // the others wait while rank 0 writes
   return 0;
 }
 
-int run_qa(const ct::train::training_args& args) {
+int run_qa(const ct::train::training_args& args, communicator& comm) {
   const auto files = ct::train::find_model_files(args);
   const auto tokenizer = ct::text::load_bert_tokenizer(files.tokenizer);
   const auto config = ct::io::read_bert_config(files.config);
@@ -161,45 +185,99 @@ int run_qa(const ct::train::training_args& args) {
                               " has unanswerable questions (SQuAD v2): add --version_2_with_negative");
     }
   }
-  fs::create_directories(args.output_dir);
-  const ct::train::output_dir_lock lock(args.output_dir);
-  const auto resume = ct::train::prepare_output_dir(args);
-  if (args.bf16) return run<ct::policy<ct::precision::bf16_mixed>>(args, files, config, tokenizer, max_seq_length, resume);
-  return run<ct::policy<>>(args, files, config, tokenizer, max_seq_length, resume);
+  // Rank 0 owns the output directory: it takes the lock, applies run_qa.py's rule (resume from the last
+  // checkpoint, refuse, or overwrite) and tells the others where to resume from.
+  std::optional<ct::train::output_dir_lock> lock;
+  std::optional<fs::path> resume;
+  std::string resume_text;
+  if (comm.rank() == 0) {
+    fs::create_directories(args.output_dir);
+    lock.emplace(args.output_dir);
+    resume = ct::train::prepare_output_dir(args);
+    resume_text = resume ? resume->string() : "";
+  }
+  if (comm.size() > 1) {
+    comm.broadcast_bytes(resume_text, 0);
+    if (!resume_text.empty()) resume = fs::path(resume_text);
+  }
+  using fp32 = ct::policy<ct::precision::fp32, parallel>;
+  using bf16 = ct::policy<ct::precision::bf16_mixed, parallel>;
+  if (args.bf16) return run<bf16>(args, files, config, tokenizer, max_seq_length, resume, comm);
+  return run<fp32>(args, files, config, tokenizer, max_seq_length, resume, comm);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // MPI first (it may take its own arguments out of argv); alone, this is a world of one.
+  std::unique_ptr<ct::dist::mpi_environment> mpi;
   try {
-    const auto command = ct::train::parse_training_args(argc, argv);
+    mpi = std::make_unique<ct::dist::mpi_environment>(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "run_qa: %s\n", e.what());
+    return 1;
+  }
+  int world = 1;
+  // A failing rank says why, naming itself in a job of several, and ends the whole job: the others would wait
+  // for it in their next collective forever.
+  const auto fail = [&](int code, const char* what) {
+    if (world > 1) {
+      std::fprintf(stderr, "run_qa (rank %d of %d): %s\n", this_rank, world, what);
+      std::fflush(stderr);
+      ct::dist::mpi_environment::abort(code);
+    }
+    std::fprintf(stderr, "run_qa: %s\n", what);
+    return code;
+  };
+  try {
+    communicator comm;
+    world = comm.size();
+    this_rank = comm.rank();
+    ct::train::parsed_command_line command;
+    try {
+      command = ct::train::parse_training_args(argc, argv);
+    } catch (const ct::usage_error& e) {
+      // Every rank has the same command line and ends here alike: one message, no abort needed.
+      if (this_rank == 0) std::fprintf(stderr, "run_qa: %s\n", e.what());
+      return 2;
+    }
     if (command.help) {
-      std::cout << command.help_text;
+      if (this_rank == 0) std::cout << command.help_text;
       return 0;
     }
     const auto& args = command.args;
     for (const auto& notice : args.notices) say("notice: " + notice);
+    ct::train::termination_signal::install();  // SIGTERM / Ctrl-C: checkpoint at the next step boundary, then exit
     const auto topo = ct::topology::detect();
     ct::thread_request request;
     request.threads = args.threads;
-    const auto plan = ct::plan_threads(topo, request);
-    for (const auto& warning : plan.warnings) say("warning: " + warning);
-    const int threads = plan.total();
-    say("threads: " + std::to_string(threads) + " (" + plan.reason + ")");
-    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-    tbb::task_arena arena(threads);
-    return arena.execute([&] { return run_qa(args); });
+    if (world == 1) {
+      const auto layout = ct::parallel::single::discover(topo, request);
+      for (const auto& warning : layout.threads.warnings) say("warning: " + warning);
+      const int threads = layout.threads.total();
+      say("threads: " + std::to_string(threads) + " (" + layout.threads.reason + ")");
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+      tbb::task_arena arena(threads);
+      return arena.execute([&] { return run_qa(args, comm); });
+    }
+    // One rank per NUMA node: this rank's node, CPUs and threads, printed for every rank by rank 0.
+    const auto layout = parallel::discover(comm, topo, request);
+    const std::string job = ct::dist::describe_job(comm, layout);
+    say("layout: " + std::to_string(world) + " ranks on " + std::to_string(layout.hosts) + " host" +
+        (layout.hosts == 1 ? "" : "s") + " (" + std::string(parallel::name) + ")\n" + job.substr(0, job.size() - 1));
+    ct::numa_arenas arenas(layout.nodes, layout.threads);
+    return arenas.execute(0, [&] { return run_qa(args, comm); });
+  } catch (const ct::train::training_interrupted& e) {
+    // Every rank stopped at the same step (they agreed on it): a normal exit, 128 + the signal as a shell reports.
+    if (this_rank == 0) std::fprintf(stderr, "run_qa: %s\n", e.what());
+    return 128 + e.signal();
   } catch (const ct::usage_error& e) {
-    std::fprintf(stderr, "run_qa: %s\n", e.what());
-    return 2;
+    return fail(2, e.what());
   } catch (const ct::error& e) {
-    std::fprintf(stderr, "run_qa: %s\n", e.what());
-    return 1;
+    return fail(1, e.what());
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "run_qa: out of memory\n");
-    return 1;
+    return fail(1, "out of memory");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "run_qa: %s\n", e.what());
-    return 1;
+    return fail(1, e.what());
   }
 }

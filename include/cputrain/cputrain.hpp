@@ -15,7 +15,13 @@
 
 #include "cputrain/dist/arenas.hpp"          // IWYU pragma: export
 #include "cputrain/dist/current_node.hpp"    // IWYU pragma: export
+#include "cputrain/dist/gradient_reducer.hpp"  // IWYU pragma: export
+#include "cputrain/dist/mpi_communicator.hpp"  // IWYU pragma: export
+#include "cputrain/dist/mpi_discovery.hpp"   // IWYU pragma: export
+#include "cputrain/dist/mpi_environment.hpp"  // IWYU pragma: export
 #include "cputrain/dist/process_layout.hpp"  // IWYU pragma: export
+#include "cputrain/dist/rank_placement.hpp"  // IWYU pragma: export
+#include "cputrain/dist/sparse_row_reducer.hpp"  // IWYU pragma: export
 #include "cputrain/dist/thread_plan.hpp"     // IWYU pragma: export
 #include "cputrain/dist/topology.hpp"        // IWYU pragma: export
 
@@ -78,5 +84,6 @@
 #include "cputrain/train/progress.hpp"      // IWYU pragma: export
 #include "cputrain/train/qa_trainer.hpp"    // IWYU pragma: export
 #include "cputrain/train/sampler.hpp"       // IWYU pragma: export
+#include "cputrain/train/termination.hpp"   // IWYU pragma: export
 #include "cputrain/train/trainer_state.hpp" // IWYU pragma: export
 #include "cputrain/train/training_args.hpp" // IWYU pragma: export

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cputrain/nn/bert_qa.hpp"
 #include "cputrain/train/checkpoint.hpp"
 #include "cputrain/train/trainer_state.hpp"
@@ -120,6 +122,7 @@ TEST_CASE("trainer_state round-trips exactly, losses included") {
   s.steps_since_log = 7;
   s.epochs_done = 2;
   s.batches_in_epoch = 11;
+  s.world_size = 4;
   s.log_history.push_back({{"loss", 1.5}, {"step", 100}});
   test::temp_dir dir;
   s.write(dir.path() / "trainer_state.json");
@@ -129,8 +132,18 @@ TEST_CASE("trainer_state round-trips exactly, losses included") {
   CHECK(r.loss_since_log == s.loss_since_log);
   CHECK(r.total_loss == s.total_loss);
   CHECK(r.batches_in_epoch == 11);
+  CHECK(r.world_size == 4);
   REQUIRE(r.log_history.size() == 1);
   CHECK(r.log_history[0]["step"] == 100);
   std::ofstream(dir.path() / "bad.json") << R"({"global_step": "x"})";
   CHECK_THROWS_AS(trainer_state::read(dir.path() / "bad.json"), io::io_error);
+
+  // A checkpoint written before world_size was recorded came from one process.
+  auto j = nlohmann::json::parse(std::ifstream(dir.path() / "trainer_state.json"));
+  j["cputrain"].erase("world_size");
+  std::ofstream(dir.path() / "old.json") << j.dump();
+  CHECK(trainer_state::read(dir.path() / "old.json").world_size == 1);
+  j["cputrain"]["world_size"] = 0;
+  std::ofstream(dir.path() / "zero.json") << j.dump();
+  CHECK_THROWS_AS(trainer_state::read(dir.path() / "zero.json"), io::io_error);
 }

@@ -36,6 +36,8 @@ struct trainer_state {
   double loss_since_log = 0.0;        // summed step losses since the last log entry
   std::int64_t steps_since_log = 0;
   double total_loss = 0.0;            // summed step losses of the whole run (train_loss = total / steps)
+  std::int64_t world_size = 1;        // processes that shared each batch: with train_batch_size, the position in
+                                      // samples, so that a run can resume with another number of processes
 
   [[nodiscard]] nlohmann::ordered_json to_json() const {
     nlohmann::ordered_json j;
@@ -62,7 +64,8 @@ struct trainer_state {
                      {"batches_in_epoch", batches_in_epoch},
                      {"loss_since_log", loss_since_log},
                      {"steps_since_log", steps_since_log},
-                     {"total_loss", total_loss}};
+                     {"total_loss", total_loss},
+                     {"world_size", world_size}};
     return j;
   }
 
@@ -89,8 +92,11 @@ struct trainer_state {
       s.loss_since_log = mine.at("loss_since_log").get<double>();
       s.steps_since_log = mine.at("steps_since_log").get<std::int64_t>();
       s.total_loss = mine.at("total_loss").get<double>();
+      s.world_size = mine.value("world_size", std::int64_t{1});
       if (s.global_step < 0 || s.epochs_done < 0 || s.batches_in_epoch < 0 || s.steps_since_log < 0)
         throw io::io_error(file.string() + ": negative step counts");
+      if (s.world_size < 1 || s.train_batch_size < 1)
+        throw io::io_error(file.string() + ": world_size and train_batch_size must be at least 1");
       return s;
     } catch (const nlohmann::json::exception& e) {
       throw io::io_error(file.string() + ": not a cputrain trainer_state.json: " + e.what());

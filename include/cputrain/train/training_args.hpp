@@ -104,6 +104,11 @@ struct training_args {
   std::optional<std::string> resume_from_checkpoint;
   bool disable_tqdm = false;
   std::optional<int> threads;  ///< cputrain's own: compute threads per process; unset, the thread plan decides
+  /// cputrain's own: seconds a SIGTERM leaves to write a checkpoint (Kubernetes' default grace); 0: none
+  double termination_grace_period = 30.0;
+  /// cputrain's own: with several processes, average the word-embedding gradient by sending only the rows the
+  /// step's tokens used (dist/sparse_row_reducer.hpp); false sends the whole table (for comparison)
+  bool sparse_embedding_gradients = true;
 
   /// One line per accepted flag that changes nothing here, for the program to print. Not an argument: to_json
   /// leaves it out.
@@ -235,6 +240,12 @@ inline const args_field args_fields[] = {
     {"threads", args_group::training, &training_args::threads,
      "Compute threads per process (cputrain's own; by default the cores of the process's NUMA node minus one, "
      "or OMP_NUM_THREADS)"},
+    {"sparse_embedding_gradients", args_group::training, &training_args::sparse_embedding_gradients,
+     "With several processes, send only the word-embedding rows the step's tokens used (cputrain's own; the "
+     "same result as sending the whole table, in a fraction of the bytes)"},
+    {"termination_grace_period", args_group::training, &training_args::termination_grace_period,
+     "Seconds between SIGTERM and the kill (cputrain's own; Kubernetes' default 30): on SIGTERM or Ctrl-C, "
+     "finish the step and write a checkpoint if that fits in them, then exit; 0 exits without one"},
     {"use_cpu", args_group::compatibility, &training_args::use_cpu,
      "Accepted: cputrain always runs on the CPU"},
 };
@@ -591,6 +602,7 @@ inline void training_args::validate() const {
   check_at_least("save_total_limit", save_total_limit, 1);
   check_at_least("seed", seed, 0);  // numpy's and torch's seeds are unsigned
   check_at_least("threads", threads, 1);
+  check_not_negative("termination_grace_period", termination_grace_period);
 
   // Which files each task needs, then that every path given exists.
   if (do_train && !train_file) throw usage_error("--do_train needs --train_file (a local SQuAD JSON file)");

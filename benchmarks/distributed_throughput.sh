@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Side by side on one machine: run_qa training steps per second of one process with T threads against R ranks of
+# T/R threads each (mpirun), the same global batch, plus how much of the ranks' gradient communication backward
+# hid (train_communication_hidden) with the word-embedding rows sent sparsely and densely. The runs alternate for
+# a few rounds so that all see the same machine load.
+#   benchmarks/distributed_throughput.sh [build dir] [rounds] [ranks] [threads]
+# Model: base-2 (BERT-base's shapes, 2 layers, the 30,522-row vocabulary table), sequences of 384 tokens, a global
+# batch of 4, dropout 0.1, fp32; data: the demo's SQuAD files (every window padded to 384).
+set -euo pipefail
+BUILD=${1:-build/release}
+ROUNDS=${2:-2}
+RANKS=${3:-2}
+THREADS=${4:-2}
+RUN_QA=$BUILD/examples/run_qa
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/distributed_throughput.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+MPI_FLAGS=()
+version=$(mpiexec --version 2>&1 || true)
+if [[ $version == *"Open MPI"* || $version == *OpenRTE* ]]; then MPI_FLAGS=(--allow-run-as-root --oversubscribe); fi
+
+"$BUILD/examples/cputrain-make-demo-data" --output_dir "$WORK/demo" --train_paragraphs 400 > /dev/null
+python3 - "$WORK/demo/model/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.update(hidden_size=768, num_hidden_layers=2, num_attention_heads=12, intermediate_size=3072, vocab_size=30522,
+         max_position_embeddings=512, hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1, initializer_range=0.02)
+json.dump(c, open(sys.argv[1], "w"), indent=2)
+PY
+BATCH=4
+COMMON=(--config_name "$WORK/demo/model" --tokenizer_name "$WORK/demo/model" --train_file "$WORK/demo/train.json"
+        --do_train --max_steps 12 --max_seq_length 384 --doc_stride 128 --save_strategy no --disable_tqdm
+        --logging_steps 12 --overwrite_output_dir --output_dir "$WORK/out")
+value() { sed -n "s/^  $1 *= *//p" "$WORK/log"; }
+printf "%-5s %-34s %12s %14s\n" round run "steps/s" "comm. hidden"
+for round in $(seq "$ROUNDS"); do
+  "$RUN_QA" "${COMMON[@]}" --per_device_train_batch_size $BATCH --threads "$THREADS" > "$WORK/log" 2>&1
+  printf "%-5s %-34s %12.3f %14s\n" "$round" "1 process x $THREADS threads" "$(value train_steps_per_second)" "-"
+  for sparse in true false; do
+    mpiexec "${MPI_FLAGS[@]}" -n "$RANKS" "$RUN_QA" "${COMMON[@]}" --per_device_train_batch_size $((BATCH / RANKS)) \
+      --threads $((THREADS / RANKS)) --sparse_embedding_gradients $sparse > "$WORK/log" 2>&1 || { tail -5 "$WORK/log"; exit 1; }
+    printf "%-5s %-34s %12.3f %14.2f\n" "$round" "$RANKS ranks x $((THREADS / RANKS)) (sparse embeddings $sparse)" \
+      "$(value train_steps_per_second)" "$(value train_communication_hidden)"
+  done
+done

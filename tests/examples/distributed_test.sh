@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# run_qa under mpirun.
+#   equivalence: the ranks train one model together: k steps with 2 ranks of batch b (and 4 ranks of b/2, and 2
+#     ranks of b/4 with 2 accumulation steps) log the same losses and grad norms and end with the same weights as
+#     one process with batch 2b (fp32, no dropout; relative difference <= 1e-5); evaluation split between the
+#     ranks gives the same predictions; rank 0 reports every rank's layout.
+#   failure: a rank that cannot go on (rank 0 refusing a non-empty output_dir) ends the whole job at once, with
+#     its message and exit code 2.
+#   kill: a rank killed with SIGKILL mid-training makes the job end, non-zero, well within 60 s.
+#   elastic: a job of 4 ranks stopped at a checkpoint, rerun with 2 ranks (twice the batch each) into the same
+#     output_dir, resumes at the same step and sample and ends where one process never stopped ends.
+#   sigterm: SIGTERM to mpirun makes rank 0 write a checkpoint of the step the ranks agree on, and the rerun
+#     resumes from it.
+#   distributed_test.sh <case> <run_qa> <cputrain-make-demo-data> <mpiexec> [mpiexec flags...]
+set -u
+CASE=$1
+RUN_QA=$2
+MAKE_DEMO=$3
+shift 3
+MPIEXEC=("$@")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/distributed_test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$MAKE_DEMO" --output_dir "$WORK/demo" --train_paragraphs 400 --eval_paragraphs 40 --version_2_with_negative \
+  > /dev/null || fail "cputrain-make-demo-data failed"
+# The demo model has no dropout. Windows padded to max_seq_length, so every batch has the same shape.
+COMMON=(--config_name "$WORK/demo/model" --tokenizer_name "$WORK/demo/model" --train_file "$WORK/demo/train.json"
+        --validation_file "$WORK/demo/dev.json" --version_2_with_negative --do_train --do_eval
+        --learning_rate 2e-3 --max_steps 24 --max_seq_length 128 --doc_stride 32 --logging_steps 4
+        --save_strategy no --disable_tqdm --per_device_eval_batch_size 16)
+
+case $CASE in
+  failure)
+    mkdir -p "$WORK/full" && touch "$WORK/full/notes.txt"
+    start=$(date +%s)
+    timeout 60 "${MPIEXEC[@]}" -n 2 "$RUN_QA" "${COMMON[@]}" --per_device_train_batch_size 8 \
+      --output_dir "$WORK/full" > "$WORK/log" 2>&1
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "exit $rc, not 2: $(cat "$WORK/log")"
+    grep -q "run_qa (rank 0 of 2): --output_dir $WORK/full: already exists and is not empty" "$WORK/log" ||
+      fail "no message from the failing rank: $(cat "$WORK/log")"
+    [ $(( $(date +%s) - start )) -lt 30 ] || fail "the job took $(( $(date +%s) - start )) s to end"
+    echo "the failing rank ended the job with its message"
+    exit 0;;
+  kill)
+    "${MPIEXEC[@]}" -n 2 "$RUN_QA" "${COMMON[@]}" --per_device_train_batch_size 8 --max_steps 100000 \
+      --output_dir "$WORK/killed" > "$WORK/log" 2>&1 &
+    launcher=$!
+    # Wait for training to start (the first log line comes at step 4), then kill rank 1.
+    for _ in $(seq 600); do grep -q '"step":4}' "$WORK/log" && break; sleep 0.1; done
+    grep -q '"step":4}' "$WORK/log" || { kill -9 $launcher; fail "training did not start: $(cat "$WORK/log")"; }
+    victim=$(pgrep -f -- "--output_dir $WORK/killed" | grep -v "^$launcher\$" | tail -1)
+    [ -n "$victim" ] || fail "no rank process found"
+    kill -9 "$victim"
+    start=$(date +%s)
+    for _ in $(seq 600); do kill -0 $launcher 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $launcher 2>/dev/null; then
+      pkill -9 -f -- "--output_dir $WORK/killed"
+      fail "the job still runs 60 s after one rank was killed"
+    fi
+    wait $launcher
+    rc=$?
+    [ "$rc" -ne 0 ] || fail "the job exited 0 after a rank was killed"
+    pgrep -f -- "--output_dir $WORK/killed" > /dev/null && fail "a rank outlived the job"
+    echo "the job ended $(( $(date +%s) - start )) s after a rank was killed, exit $rc"
+    exit 0;;
+  elastic)
+    CONSTANT=(--lr_scheduler_type constant --per_device_eval_batch_size 16)
+    "$RUN_QA" "${COMMON[@]}" "${CONSTANT[@]}" --per_device_train_batch_size 16 --threads 2 --max_steps 24 \
+      --output_dir "$WORK/one" > "$WORK/one.log" 2>&1 || fail "the reference run failed: $(tail -5 "$WORK/one.log")"
+    timeout 120 "${MPIEXEC[@]}" -n 4 "$RUN_QA" "${COMMON[@]}" "${CONSTANT[@]}" --per_device_train_batch_size 4 \
+      --max_steps 12 --save_strategy steps --save_steps 12 --output_dir "$WORK/elastic" > "$WORK/four.log" 2>&1 ||
+      fail "the 4-rank run failed: $(tail -5 "$WORK/four.log")"
+    [ -f "$WORK/elastic/checkpoint-12/trainer_state.json" ] || fail "no checkpoint-12 after the 4-rank run"
+    # The same command with 2 ranks: the output_dir holds a checkpoint, so it resumes from it.
+    timeout 120 "${MPIEXEC[@]}" -n 2 "$RUN_QA" "${COMMON[@]}" "${CONSTANT[@]}" --per_device_train_batch_size 8 \
+      --max_steps 24 --save_strategy steps --save_steps 12 --output_dir "$WORK/elastic" > "$WORK/two.log" 2>&1 ||
+      fail "the 2-rank rerun failed: $(tail -5 "$WORK/two.log")"
+    grep -q "Resuming from $WORK/elastic/checkpoint-12" "$WORK/two.log" || fail "the rerun did not resume: $(head -20 "$WORK/two.log")"
+    python3 - "$WORK" <<'PY' || fail "the resumed 2-rank run differs from one process that never stopped"
+import json, math, struct, sys
+from array import array
+work = sys.argv[1]
+def weights(d):
+    raw = open(f"{work}/{d}/model.safetensors", "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header, base, out = json.loads(raw[8:8 + n]), 8 + n, {}
+    for name, info in header.items():
+        if name != "__metadata__":
+            a = array("f"); a.frombytes(raw[base + info["data_offsets"][0]:base + info["data_offsets"][1]]); out[name] = a
+    return out
+def structural(name):
+    return name.endswith("attention.self.key.bias") or name in ("qa_outputs.bias", "bert.encoder.layer.1.output.LayerNorm.bias")
+a, b = weights("one"), weights("elastic")
+rel = math.sqrt(sum((p - q) ** 2 for k in a if not structural(k) for p, q in zip(a[k], b[k])) /
+                sum(p * p for k in a if not structural(k) for p in a[k]))
+la = {e["step"]: e for e in json.load(open(f"{work}/one/trainer_state.json"))["log_history"] if "loss" in e}
+lb = {e["step"]: e for e in json.load(open(f"{work}/elastic/trainer_state.json"))["log_history"] if "loss" in e}
+print(f"weights relative difference {rel:.3g}; steps logged {sorted(lb)}")
+ok = rel <= 1e-5 and sorted(la) == sorted(lb)
+for step in sorted(la):
+    for key in ("loss", "grad_norm"):
+        if abs(la[step][key] - lb[step][key]) > 1e-5 * abs(la[step][key]):
+            print(f"step {step}: {key} {lb[step][key]} vs {la[step][key]}"); ok = False
+sys.exit(0 if ok else 1)
+PY
+    echo "the 2-rank rerun resumed the 4-rank job exactly"
+    exit 0;;
+  sigterm)
+    "${MPIEXEC[@]}" -n 2 "$RUN_QA" "${COMMON[@]}" --per_device_train_batch_size 8 --max_steps 100000 \
+      --save_strategy steps --save_steps 100000 --output_dir "$WORK/term" > "$WORK/log" 2>&1 &
+    launcher=$!
+    for _ in $(seq 600); do grep -q '"step":8}' "$WORK/log" && break; sleep 0.1; done
+    grep -q '"step":8}' "$WORK/log" || { kill -9 $launcher; fail "training did not start: $(cat "$WORK/log")"; }
+    kill -TERM $launcher
+    for _ in $(seq 600); do kill -0 $launcher 2>/dev/null || break; sleep 0.1; done
+    kill -0 $launcher 2>/dev/null && { pkill -9 -f -- "--output_dir $WORK/term"; fail "still running 60 s after SIGTERM"; }
+    wait $launcher
+    step=$(sed -n 's/.*training stopped by SIGTERM after step \([0-9]*\); checkpoint-\1 is written.*/\1/p' "$WORK/log")
+    [ -n "$step" ] || fail "no checkpoint message after SIGTERM: $(tail -5 "$WORK/log")"
+    [ -f "$WORK/term/checkpoint-$step/trainer_state.json" ] || fail "checkpoint-$step is not complete"
+    timeout 120 "${MPIEXEC[@]}" -n 2 "$RUN_QA" "${COMMON[@]}" --per_device_train_batch_size 8 \
+      --max_steps $((step + 4)) --save_strategy no --output_dir "$WORK/term" > "$WORK/rerun.log" 2>&1 ||
+      fail "the rerun failed: $(tail -5 "$WORK/rerun.log")"
+    grep -q "Resuming from $WORK/term/checkpoint-$step" "$WORK/rerun.log" || fail "the rerun did not resume from checkpoint-$step"
+    echo "SIGTERM: checkpoint-$step written and resumed"
+    exit 0;;
+  equivalence) ;;
+  *) fail "unknown case $CASE";;
+esac
+
+run() {  # run NAME LAUNCH... -- run_qa flags
+  local name=$1; shift
+  local launch=()
+  while [ "$1" != "--" ]; do launch+=("$1"); shift; done
+  shift
+  "${launch[@]}" "$RUN_QA" "${COMMON[@]}" --output_dir "$WORK/$name" "$@" > "$WORK/$name.log" 2>&1 ||
+    fail "$name: run_qa failed: $(tail -20 "$WORK/$name.log")"
+}
+run one -- --per_device_train_batch_size 16 --threads 2
+run two "${MPIEXEC[@]}" -n 2 -- --per_device_train_batch_size 8
+run four "${MPIEXEC[@]}" -n 4 -- --per_device_train_batch_size 4
+run two_accumulating "${MPIEXEC[@]}" -n 2 -- --per_device_train_batch_size 4 --gradient_accumulation_steps 2
+
+# Intel MPI / MPICH launcher variables in the environment of a process started alone do not make it a rank:
+# the world comes from MPI, never from PMI_RANK and friends.
+PMI_RANK=1 PMI_SIZE=2 PMI_FD=99 PMIX_RANK=1 I_MPI_HYDRA_HOST_FILE=/nonexistent timeout 120 "$RUN_QA" "${COMMON[@]}" \
+  --per_device_train_batch_size 8 --max_steps 2 --output_dir "$WORK/pmi" > "$WORK/pmi.log" 2>&1 ||
+  fail "run_qa alone with PMI_RANK set failed: $(tail -5 "$WORK/pmi.log")"
+grep -q "^threads: " "$WORK/pmi.log" && ! grep -q "^layout:" "$WORK/pmi.log" ||
+  fail "run_qa alone with PMI_RANK set did not run as a world of one: $(head -5 "$WORK/pmi.log")"
+
+grep -q "^layout: 2 ranks on 1 host" "$WORK/two.log" || fail "no layout line: $(head -5 "$WORK/two.log")"
+grep -q "^rank 1/2 (local 1/2) on " "$WORK/two.log" || fail "rank 1 missing from the layout: $(head -8 "$WORK/two.log")"
+grep -q "^rank 3/4 " "$WORK/four.log" || fail "rank 3 missing from the layout: $(head -12 "$WORK/four.log")"
+[ "$(grep -c '"loss"' "$WORK/two.log")" = 6 ] || fail "the log entries are not printed once (by rank 0 alone)"
+grep -q "Total batch size = 16 (8 per process x 2 processes x 1 accumulation steps)" "$WORK/two.log" ||
+  fail "no total batch size line: $(grep -i batch "$WORK/two.log")"
+
+python3 - "$WORK" <<'PY' || fail "the distributed runs differ from the single process (see above)"
+import json, math, struct, sys
+from array import array
+
+work = sys.argv[1]
+
+def weights(run):
+    raw = open(f"{work}/{run}/model.safetensors", "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header, base, out = json.loads(raw[8:8 + n]), 8 + n, {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        a = array("f")
+        a.frombytes(raw[base + info["data_offsets"][0]:base + info["data_offsets"][1]])
+        out[name] = a
+    return out
+
+def log(run):
+    return [e for e in json.load(open(f"{work}/{run}/trainer_state.json"))["log_history"] if "loss" in e]
+
+# Tensors whose gradient is zero in exact arithmetic (softmax ignores the key bias; the start/end softmaxes over
+# positions ignore the QA bias and the last LayerNorm's bias): AdamW divides their rounding noise by its own size
+# and takes full steps with it, in PyTorch too, so they are not compared.
+def structural(name):
+    return name.endswith("attention.self.key.bias") or name == "qa_outputs.bias" or \
+        name == "bert.encoder.layer.1.output.LayerNorm.bias"
+
+one, one_log = weights("one"), log("one")
+ok = True
+for run in ("two", "four", "two_accumulating"):
+    other, other_log = weights(run), log(run)
+    assert len(other_log) == len(one_log) == 6, (run, len(other_log))
+    for a, b in zip(one_log, other_log):
+        for key in ("loss", "grad_norm"):
+            if abs(a[key] - b[key]) > 1e-5 * abs(a[key]):
+                print(f"{run}: step {a['step']}: {key} {b[key]} vs {a[key]}")
+                ok = False
+        # The epoch fraction counts micro-batches, which round differently with accumulation (as in the Trainer).
+        if a["learning_rate"] != b["learning_rate"] or abs(a["epoch"] - b["epoch"]) > 0.01 or a["step"] != b["step"]:
+            print(f"{run}: step {a['step']}: learning_rate {b['learning_rate']} vs {a['learning_rate']}, "
+                  f"epoch {b['epoch']} vs {a['epoch']}")
+            ok = False
+    diff = sum((p - q) ** 2 for k in one if not structural(k) for p, q in zip(one[k], other[k]))
+    norm = sum(p * p for k in one if not structural(k) for p in one[k])
+    rel = math.sqrt(diff / norm)
+    print(f"{run}: weights relative difference {rel:.3g}")
+    if not rel <= 1e-5:
+        ok = False
+    # Evaluation was split between the ranks and gathered: the same answers as one process computes.
+    if json.load(open(f"{work}/{run}/eval_predictions.json")) != json.load(open(f"{work}/one/eval_predictions.json")):
+        print(f"{run}: eval_predictions.json differs from the single process's")
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+for f in model.safetensors config.json vocab.txt trainer_state.json eval_results.json all_results.json; do
+  [ -s "$WORK/two/$f" ] || fail "the 2-rank output_dir has no $f"
+done
+echo "distributed runs match the single process"
