@@ -200,8 +200,9 @@ int run_qa(const ct::train::training_args& args, communicator& comm) {
     comm.broadcast_bytes(resume_text, 0);
     if (!resume_text.empty()) resume = fs::path(resume_text);
   }
-  using fp32 = ct::policy<ct::precision::fp32, parallel>;
-  using bf16 = ct::policy<ct::precision::bf16_mixed, parallel>;
+  // Parameters, gradients and activations on the NUMA node of the arena the rank computes in.
+  using fp32 = ct::policy<ct::precision::fp32, parallel, ct::alloc::numa_local>;
+  using bf16 = ct::policy<ct::precision::bf16_mixed, parallel, ct::alloc::numa_local>;
   if (args.bf16) return run<bf16>(args, files, config, tokenizer, max_seq_length, resume, comm);
   return run<fp32>(args, files, config, tokenizer, max_seq_length, resume, comm);
 }

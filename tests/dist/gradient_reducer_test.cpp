@@ -264,6 +264,21 @@ TEST_CASE("gradient_reducer: the average equals a plain all-reduce divided by th
   }
 }
 
+TEST_CASE("gradient_reducer: average = false leaves the plain sum over ranks") {
+  mpi_communicator comm;
+  const layout l = bert_like_layout();
+  for (const bool overlap : {true, false}) {
+    std::vector<float> grads(l.length);
+    gradient_reducer reducer(comm, grads, l.offsets, {.bucket_bytes = 1500 * 4, .overlap = overlap, .average = false});
+    backward_with_ready_from(reducer, grads, l, comm.rank(), 0);
+    reducer.finish();
+    std::vector<float> plain(l.length);
+    fill(plain, comm.rank(), 0);
+    comm.all_reduce_sum(plain);
+    CHECK(same_bits(grads, plain));
+  }
+}
+
 TEST_CASE("gradient_reducer: overlap on and off give identical bits, and ready_from in pieces changes nothing") {
   mpi_communicator comm;
   const layout l = bert_like_layout();

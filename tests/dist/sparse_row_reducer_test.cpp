@@ -73,6 +73,17 @@ TEST_CASE("the used rows are averaged exactly as a dense all-reduce averages the
   }
 }
 
+TEST_CASE("with average off the used rows hold the plain sum over ranks") {
+  mpi_communicator comm;
+  std::vector<float> dense = gradient_of(comm.rank());
+  comm.all_reduce_sum(std::span<float>(dense));
+  std::vector<float> table = gradient_of(comm.rank());
+  sparse_row_reducer<mpi_communicator> reducer(comm, table, width, false);
+  reducer.mark(ids_of(comm.rank()));
+  (void)reducer.reduce();
+  CHECK(table == dense);
+}
+
 TEST_CASE("a reducer reused for several steps sends only what each step marked") {
   mpi_communicator comm;
   std::vector<float> table(rows * width, 0.0f);

@@ -43,6 +43,10 @@ struct reducer_options {
   /// Reduce on the communication thread while backward runs; false reduces everything inside finish(), on the
   /// calling thread (for measuring what the overlap hides, or with an MPI below MPI_THREAD_SERIALIZED).
   bool overlap = true;
+  /// Divide the sums by the world size. false leaves the sums, for a caller that scaled its gradients by 1 / size
+  /// before (a trainer does it through the loss scale for free, saving the division's pass over the buffer; for a
+  /// power-of-two world the result is bit-identical either way).
+  bool average = true;
 };
 
 /// What one step's reduction cost.
@@ -266,8 +270,10 @@ class basic_gradient_reducer {
     const auto start = clock::now();
     comm_.all_reduce_sum(bucket);
     const double seconds = std::chrono::duration<double>(clock::now() - start).count();
-    const auto divisor = static_cast<float>(world_size_);
-    for (float& g : bucket) g /= divisor;
+    if (options_.average) {
+      const auto divisor = static_cast<float>(world_size_);
+      for (float& g : bucket) g /= divisor;
+    }
     return seconds;
   }
 

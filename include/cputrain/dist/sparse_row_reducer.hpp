@@ -22,8 +22,10 @@ template <parallel::communicator Comm>
 class sparse_row_reducer {
  public:
   /// `table`: the gradient of a [rows, width] table, row-major, inside the flat gradient buffer.
-  sparse_row_reducer(Comm& comm, std::span<float> table, std::size_t width)
-      : comm_(comm), table_(table), width_(width), used_(width == 0 ? 0 : table.size() / width, 0.0f) {
+  /// `average` false leaves the sums (the caller scaled its gradients by 1 / size before), as reducer_options.
+  sparse_row_reducer(Comm& comm, std::span<float> table, std::size_t width, bool average = true)
+      : comm_(comm), table_(table), width_(width), average_(average),
+        used_(width == 0 ? 0 : table.size() / width, 0.0f) {
     if (width == 0 || table.size() % width != 0)
       throw usage_error("cputrain::dist::sparse_row_reducer: a table of " + std::to_string(table.size()) +
                         " floats is not a whole number of rows of width " + std::to_string(width));
@@ -62,7 +64,11 @@ class sparse_row_reducer {
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       float* row = table_.data() + rows_[i] * width_;
       const float* sum = packed_.data() + i * width_;
-      for (std::size_t k = 0; k < width_; ++k) row[k] = sum[k] / world;
+      if (average_) {
+        for (std::size_t k = 0; k < width_; ++k) row[k] = sum[k] / world;
+      } else {
+        std::copy(sum, sum + width_, row);
+      }
     }
     std::fill(used_.begin(), used_.end(), 0.0f);
     return rows_.size();
@@ -72,6 +78,7 @@ class sparse_row_reducer {
   Comm& comm_;
   std::span<float> table_;
   std::size_t width_;
+  bool average_;
   std::vector<float> used_;  // per row, 1 where this rank's step used it (floats: summed by the same all-reduce)
   std::vector<std::size_t> rows_;
   std::vector<float> packed_;

@@ -213,9 +213,13 @@ class qa_trainer {
     for (const nn::parameter_info& info : entries) {
       if (info.offset >= dense_begin) tensor_offsets.push_back(info.offset - dense_begin);
     }
-    if (world() > 1) reducer.emplace(comm_, model_.grads().subspan(dense_begin), tensor_offsets);
+    // Each rank scales its loss by 1 / world (below), so the reducers only sum: no pass to divide.
+    dist::reducer_options reduce_options;
+    reduce_options.average = false;
+    if (world() > 1) reducer.emplace(comm_, model_.grads().subspan(dense_begin), tensor_offsets, reduce_options);
     if (sparse_words)
-      word_reducer.emplace(comm_, model_.grads().subspan(0, word->size), static_cast<std::size_t>(word->shape[1]));
+      word_reducer.emplace(comm_, model_.grads().subspan(0, word->size), static_cast<std::size_t>(word->shape[1]),
+                           false);
     const typename model_type::gradients_ready ready = [&](std::size_t offset) {
       reducer->ready_from(offset > dense_begin ? offset - dense_begin : 0);
     };
@@ -269,7 +273,7 @@ class qa_trainer {
                                  std::to_string(epoch) + ", batch " + std::to_string(b) + "): the loss is " +
                                  std::to_string(loss) + "; no weights were changed by this step" + last_saved_hint());
           const bool last_micro = micro + 1 == group;
-          model_.backward(1.0f / static_cast<float>(group), reducer && last_micro ? ready : nullptr);
+          model_.backward(1.0f / static_cast<float>(group * world()), reducer && last_micro ? ready : nullptr);
           step_loss += static_cast<double>(loss) / static_cast<double>(group);
         }
         if (reducer) {
