@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages cputrain needs, only those missing (idempotent), as root or through sudo.
 #   scripts/install-deps.sh            what building and running the library and its programs needs
-#   scripts/install-deps.sh --test     plus what the test suite needs (Catch2, Clang, Google Benchmark)
+#   scripts/install-deps.sh --test     plus what the test suite needs (Catch2, Clang, Google Benchmark, ip and pgrep
+#                                      for the multi-node and fault tests)
 set -euo pipefail
 
 packages=(
@@ -10,7 +11,7 @@ packages=(
   openmpi-bin libopenmpi-dev libhwloc-dev hwloc-nox numactl nlohmann-json3-dev libutf8proc-dev libopenblas-dev
 )
 case "${1:-}" in
-  --test) packages+=(catch2 clang libbenchmark-dev git python3) ;;
+  --test) packages+=(catch2 clang libbenchmark-dev git python3 iproute2 procps) ;;
   "") ;;
   *) echo "usage: $0 [--test]" >&2; exit 2 ;;
 esac
