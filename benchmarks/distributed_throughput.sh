@@ -18,14 +18,7 @@ MPI_FLAGS=()
 version=$(mpiexec --version 2>&1 || true)
 if [[ $version == *"Open MPI"* || $version == *OpenRTE* ]]; then MPI_FLAGS=(--allow-run-as-root --oversubscribe); fi
 
-"$BUILD/examples/cputrain-make-demo-data" --output_dir "$WORK/demo" --train_paragraphs 400 > /dev/null
-python3 - "$WORK/demo/model/config.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c.update(hidden_size=768, num_hidden_layers=2, num_attention_heads=12, intermediate_size=3072, vocab_size=30522,
-         max_position_embeddings=512, hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1, initializer_range=0.02)
-json.dump(c, open(sys.argv[1], "w"), indent=2)
-PY
+"$(dirname "$0")/base2_demo_data.sh" "$BUILD" "$WORK/demo"
 BATCH=4
 COMMON=(--config_name "$WORK/demo/model" --tokenizer_name "$WORK/demo/model" --train_file "$WORK/demo/train.json"
         --do_train --max_steps 12 --max_seq_length 384 --doc_stride 128 --save_strategy no --disable_tqdm

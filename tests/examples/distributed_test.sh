@@ -78,33 +78,9 @@ case $CASE in
       --max_steps 24 --save_strategy steps --save_steps 12 --output_dir "$WORK/elastic" > "$WORK/two.log" 2>&1 ||
       fail "the 2-rank rerun failed: $(tail -5 "$WORK/two.log")"
     grep -q "Resuming from $WORK/elastic/checkpoint-12" "$WORK/two.log" || fail "the rerun did not resume: $(head -20 "$WORK/two.log")"
-    python3 - "$WORK" <<'PY' || fail "the resumed 2-rank run differs from one process that never stopped"
-import json, math, struct, sys
-from array import array
-work = sys.argv[1]
-def weights(d):
-    raw = open(f"{work}/{d}/model.safetensors", "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header, base, out = json.loads(raw[8:8 + n]), 8 + n, {}
-    for name, info in header.items():
-        if name != "__metadata__":
-            a = array("f"); a.frombytes(raw[base + info["data_offsets"][0]:base + info["data_offsets"][1]]); out[name] = a
-    return out
-def structural(name):
-    return name.endswith("attention.self.key.bias") or name in ("qa_outputs.bias", "bert.encoder.layer.1.output.LayerNorm.bias")
-a, b = weights("one"), weights("elastic")
-rel = math.sqrt(sum((p - q) ** 2 for k in a if not structural(k) for p, q in zip(a[k], b[k])) /
-                sum(p * p for k in a if not structural(k) for p in a[k]))
-la = {e["step"]: e for e in json.load(open(f"{work}/one/trainer_state.json"))["log_history"] if "loss" in e}
-lb = {e["step"]: e for e in json.load(open(f"{work}/elastic/trainer_state.json"))["log_history"] if "loss" in e}
-print(f"weights relative difference {rel:.3g}; steps logged {sorted(lb)}")
-ok = rel <= 1e-5 and sorted(la) == sorted(lb)
-for step in sorted(la):
-    for key in ("loss", "grad_norm"):
-        if abs(la[step][key] - lb[step][key]) > 1e-5 * abs(la[step][key]):
-            print(f"step {step}: {key} {lb[step][key]} vs {la[step][key]}"); ok = False
-sys.exit(0 if ok else 1)
-PY
+    # The elastic run's log holds the 4-rank steps (from the checkpoint) and the 2-rank ones.
+    python3 "$(dirname "$0")/compare_runs.py" "$WORK" 6 elastic --no-predictions ||
+      fail "the resumed 2-rank run differs from one process that never stopped"
     echo "the 2-rank rerun resumed the 4-rank job exactly"
     exit 0;;
   sigterm)
@@ -158,61 +134,8 @@ grep -q "^rank 3/4 " "$WORK/four.log" || fail "rank 3 missing from the layout: $
 grep -q "Total batch size = 16 (8 per process x 2 processes x 1 accumulation steps)" "$WORK/two.log" ||
   fail "no total batch size line: $(grep -i batch "$WORK/two.log")"
 
-python3 - "$WORK" <<'PY' || fail "the distributed runs differ from the single process (see above)"
-import json, math, struct, sys
-from array import array
-
-work = sys.argv[1]
-
-def weights(run):
-    raw = open(f"{work}/{run}/model.safetensors", "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header, base, out = json.loads(raw[8:8 + n]), 8 + n, {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        a = array("f")
-        a.frombytes(raw[base + info["data_offsets"][0]:base + info["data_offsets"][1]])
-        out[name] = a
-    return out
-
-def log(run):
-    return [e for e in json.load(open(f"{work}/{run}/trainer_state.json"))["log_history"] if "loss" in e]
-
-# Tensors whose gradient is zero in exact arithmetic (softmax ignores the key bias; the start/end softmaxes over
-# positions ignore the QA bias and the last LayerNorm's bias): AdamW divides their rounding noise by its own size
-# and takes full steps with it, in PyTorch too, so they are not compared.
-def structural(name):
-    return name.endswith("attention.self.key.bias") or name == "qa_outputs.bias" or \
-        name == "bert.encoder.layer.1.output.LayerNorm.bias"
-
-one, one_log = weights("one"), log("one")
-ok = True
-for run in ("two", "four", "two_accumulating"):
-    other, other_log = weights(run), log(run)
-    assert len(other_log) == len(one_log) == 6, (run, len(other_log))
-    for a, b in zip(one_log, other_log):
-        for key in ("loss", "grad_norm"):
-            if abs(a[key] - b[key]) > 1e-5 * abs(a[key]):
-                print(f"{run}: step {a['step']}: {key} {b[key]} vs {a[key]}")
-                ok = False
-        # The epoch fraction counts micro-batches, which round differently with accumulation (as in the Trainer).
-        if a["learning_rate"] != b["learning_rate"] or abs(a["epoch"] - b["epoch"]) > 0.01 or a["step"] != b["step"]:
-            print(f"{run}: step {a['step']}: learning_rate {b['learning_rate']} vs {a['learning_rate']}, "
-                  f"epoch {b['epoch']} vs {a['epoch']}")
-            ok = False
-    diff = sum((p - q) ** 2 for k in one if not structural(k) for p, q in zip(one[k], other[k]))
-    norm = sum(p * p for k in one if not structural(k) for p in one[k])
-    rel = math.sqrt(diff / norm)
-    print(f"{run}: weights relative difference {rel:.3g}")
-    if not rel <= 1e-5:
-        ok = False
-    # Evaluation was split between the ranks and gathered: the same answers as one process computes.
-    if json.load(open(f"{work}/{run}/eval_predictions.json")) != json.load(open(f"{work}/one/eval_predictions.json")):
-        print(f"{run}: eval_predictions.json differs from the single process's")
-        ok = False
-sys.exit(0 if ok else 1)
-PY
+python3 "$(dirname "$0")/compare_runs.py" "$WORK" 6 two four two_accumulating ||
+  fail "the distributed runs differ from the single process (see above)"
 for f in model.safetensors config.json vocab.txt trainer_state.json eval_results.json all_results.json; do
   [ -s "$WORK/two/$f" ] || fail "the 2-rank output_dir has no $f"
 done

@@ -71,66 +71,8 @@ COMMON=(--config_name "$WORK/demo/model" --tokenizer_name "$WORK/demo/model" --t
 
 # compare LOG_ENTRIES RUN... : each run's losses, grad norms and weights against run "one", and its predictions.
 compare() {
-  python3 - "$WORK" "$@" <<'PY' || fail "the distributed runs differ from the single process (see above)"
-import json, math, struct, sys
-from array import array
-
-work, entries, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-
-def weights(run):
-    raw = open(f"{work}/{run}/model.safetensors", "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header, base, out = json.loads(raw[8:8 + n]), 8 + n, {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        a = array("f")
-        a.frombytes(raw[base + info["data_offsets"][0]:base + info["data_offsets"][1]])
-        out[name] = a
-    return out
-
-def log(run):
-    return [e for e in json.load(open(f"{work}/{run}/trainer_state.json"))["log_history"] if "loss" in e]
-
-# Tensors whose gradient is zero in exact arithmetic (softmax ignores the key bias; the start/end softmaxes over
-# positions ignore the QA bias and the last LayerNorm's bias): AdamW divides their rounding noise by its own size
-# and takes full steps with it, in PyTorch too, so they are not compared (as in distributed_test.sh).
-def structural(name):
-    return name.endswith("attention.self.key.bias") or name == "qa_outputs.bias" or \
-        name == "bert.encoder.layer.1.output.LayerNorm.bias"
-
-one, one_log = weights("one"), log("one")
-ok = True
-for run in runs:
-    other, other_log = weights(run), log(run)
-    if not len(other_log) == len(one_log) == entries:
-        print(f"{run}: {len(other_log)} log entries, the single process {len(one_log)}, expected {entries}")
-        ok = False
-    for a, b in zip(one_log, other_log):
-        for key in ("loss", "grad_norm"):
-            if abs(a[key] - b[key]) > 1e-5 * abs(a[key]):
-                print(f"{run}: step {a['step']}: {key} {b[key]} vs {a[key]}")
-                ok = False
-        if a["learning_rate"] != b["learning_rate"] or abs(a["epoch"] - b["epoch"]) > 0.01 or a["step"] != b["step"]:
-            print(f"{run}: step {a['step']}: learning_rate {b['learning_rate']} vs {a['learning_rate']}, "
-                  f"epoch {b['epoch']} vs {a['epoch']}")
-            ok = False
-    if sorted(other) != sorted(one):
-        print(f"{run}: tensors differ: {sorted(set(one) ^ set(other))}")
-        ok = False
-        continue
-    diff = sum((p - q) ** 2 for k in one if not structural(k) for p, q in zip(one[k], other[k]))
-    norm = sum(p * p for k in one if not structural(k) for p in one[k])
-    rel = math.sqrt(diff / norm)
-    print(f"{run}: weights relative difference {rel:.3g}")
-    if not rel <= 1e-5:
-        ok = False
-    # Evaluation was split between the ranks and gathered: the same answers as one process computes.
-    if json.load(open(f"{work}/{run}/eval_predictions.json")) != json.load(open(f"{work}/one/eval_predictions.json")):
-        print(f"{run}: eval_predictions.json differs from the single process's")
-        ok = False
-sys.exit(0 if ok else 1)
-PY
+  python3 "$(dirname "$0")/compare_runs.py" "$WORK" "$@" ||
+    fail "the distributed runs differ from the single process (see above)"
 }
 
 # The reference: one process with the global batch of 16.

@@ -6,8 +6,6 @@
 // read: MPI itself says who is who, so Intel MPI's environment cannot confuse it.
 #pragma once
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <span>
@@ -22,13 +20,6 @@
 #include "cputrain/dist/topology.hpp"
 
 namespace cputrain::dist {
-
-/// This machine's host name ("unknown-host" if the system will not say).
-[[nodiscard]] inline std::string host_name() {
-  char buffer[256] = {};
-  if (::gethostname(buffer, sizeof buffer - 1) != 0) return "unknown-host";
-  return buffer;
-}
 
 namespace detail {
 

@@ -4,6 +4,8 @@
 // layout before a long run.
 #pragma once
 
+#include <unistd.h>
+
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +14,13 @@
 #include "cputrain/dist/topology.hpp"
 
 namespace cputrain {
+
+/// This machine's host name, as process_layout::host reports it ("unknown-host" if the system will not say).
+[[nodiscard]] inline std::string host_name() {
+  char buffer[256] = {};
+  if (::gethostname(buffer, sizeof buffer - 1) != 0) return "unknown-host";
+  return buffer;
+}
 
 struct process_layout {
   int world_size = 1;  // processes in the job

@@ -9,8 +9,6 @@
 #include <vector>
 #include <string_view>
 
-#include <unistd.h>
-
 #include "cputrain/core/error.hpp"
 #include "cputrain/dist/process_layout.hpp"
 #include "cputrain/dist/thread_plan.hpp"
@@ -55,12 +53,6 @@ struct single {
     layout.nodes = topo;
     layout.threads = plan_threads(topo, request);
     return layout;
-  }
-
-  [[nodiscard]] static std::string host_name() {
-    char buffer[256] = {};
-    if (::gethostname(buffer, sizeof buffer - 1) != 0) return "unknown-host";
-    return buffer;
   }
 };
 static_assert(parallel_policy<single>);
