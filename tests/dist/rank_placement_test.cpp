@@ -43,7 +43,8 @@ TEST_CASE("one rank per NUMA node: each rank gets its own node whole and the usu
   CHECK(r1.nodes.nodes()[0].cores == 4);
   CHECK(r0.ranks_on_node == 1);
   CHECK(r0.warnings.empty());
-  CHECK(cputrain::plan_threads(r1.nodes, cputrain::thread_request{std::nullopt, false}).total() == 3);
+  CHECK(cputrain::plan_threads(r1.nodes, cputrain::thread_request{.honour_omp_num_threads = false,
+                                                                     .honour_cpu_quota = false}).total() == 3);
 }
 
 TEST_CASE("two unbound ranks on a one-node machine split its CPUs, and the first warns once") {
@@ -57,7 +58,8 @@ TEST_CASE("two unbound ranks on a one-node machine split its CPUs, and the first
   CHECK_THAT(r0.warnings[0], Catch::Contains("host a runs 2 ranks on 1 NUMA node"));
   CHECK(r1.warnings.empty());  // said once per host
   // With one core each, the rule (cores minus one) still gives every rank a thread.
-  CHECK(cputrain::plan_threads(r1.nodes, cputrain::thread_request{std::nullopt, false}).total() == 1);
+  CHECK(cputrain::plan_threads(r1.nodes, cputrain::thread_request{.honour_omp_num_threads = false,
+                                                                     .honour_cpu_quota = false}).total() == 1);
 }
 
 TEST_CASE("ranks the launcher already bound to their own cores keep them") {

@@ -40,11 +40,18 @@ struct fake_env {
 
 const fake_env no_env{};
 
+// The machine's own CPU limit stays out unless a test gives one.
 thread_plan plan(const topology& topo, thread_request request, const fake_env& env = no_env) {
+  if (!request.cpu_limit) request.honour_cpu_quota = false;
   return plan_threads(topo, request, env);
 }
 
-thread_request threads(int n) { return thread_request{n, true}; }
+thread_request threads(int n) { return thread_request{.threads = n}; }
+
+thread_request limited(double cpus, int sharers = 1, std::optional<int> n = std::nullopt) {
+  return thread_request{.threads = n, .cpu_limit = cputrain::cpu_quota{cpus, "/sys/fs/cgroup/cpu.max"},
+                        .quota_sharers = sharers};
+}
 
 }  // namespace
 
@@ -145,9 +152,50 @@ TEST_CASE("a thread count below one is a usage error") {
 TEST_CASE("plan_threads reads the process environment by default") {
   const topology topo = nodes_with_cores({16, 16});
   ::setenv("OMP_NUM_THREADS", "6", 1);
-  const thread_plan p = plan_threads(topo);
+  const thread_request no_limit{.honour_cpu_quota = false};
+  const thread_plan p = plan_threads(topo, no_limit);
   ::unsetenv("OMP_NUM_THREADS");
   CHECK(p.threads_per_node == std::vector<int>{3, 3});
   CHECK(p.reason == "OMP_NUM_THREADS=6");
-  CHECK(plan_threads(topo).threads_per_node == std::vector<int>{15, 15});
+  CHECK(plan_threads(topo, no_limit).threads_per_node == std::vector<int>{15, 15});
+}
+
+TEST_CASE("a container's CPU limit caps the automatic choice, minus one for the OS") {
+  // A pod limited to 16 CPUs on a 2 x 32-core node that it sees whole (no static CPU manager).
+  const thread_plan p = plan(nodes_with_cores({32, 32}), limited(16));
+  CHECK(p.threads_per_node == std::vector<int>{8, 7});
+  CHECK(p.total() == 15);
+  CHECK(p.reason == "the CPU limit of 16 CPUs (/sys/fs/cgroup/cpu.max) minus one for the OS");
+  CHECK(p.warnings.empty());
+  // A fraction rounds up: 2.5 CPUs keep 3 threads busy, one left for the OS.
+  CHECK(plan(nodes_with_cores({8}), limited(2.5)).total() == 2);
+  CHECK(plan(nodes_with_cores({8}), limited(0.5)).total() == 1);
+}
+
+TEST_CASE("a CPU limit above the cores changes nothing") {
+  const thread_plan p = plan(nodes_with_cores({4}), limited(64));
+  CHECK(p.threads_per_node == std::vector<int>{3});
+  CHECK(p.reason == "cores of each node minus one for the OS");
+  CHECK(p.warnings.empty());
+}
+
+TEST_CASE("ranks of one host share its CPU limit") {
+  const thread_plan p = plan(nodes_with_cores({32}), limited(16, 2));
+  CHECK(p.total() == 7);
+  CHECK(p.reason == "the CPU limit of 16 CPUs (/sys/fs/cgroup/cpu.max) shared by 2 ranks minus one for the OS");
+}
+
+TEST_CASE("an explicit count beyond the CPU limit is kept, with a warning") {
+  const thread_plan p = plan(nodes_with_cores({32}), limited(4, 1, 12));
+  CHECK(p.total() == 12);
+  CHECK(p.reason == "--threads 12");
+  REQUIRE(p.warnings.size() == 1);
+  CHECK(p.warnings[0] == "12 threads for the CPU limit of 4 CPUs (/sys/fs/cgroup/cpu.max): the kernel throttles the "
+                         "threads beyond it");
+  fake_env env;
+  env.vars["OMP_NUM_THREADS"] = "8";
+  const thread_plan omp = plan(nodes_with_cores({32}), limited(4), env);
+  CHECK(omp.total() == 8);
+  CHECK(omp.warnings.size() == 1);
+  CHECK(plan(nodes_with_cores({32}), limited(4, 1, 4)).warnings.empty());
 }

@@ -76,7 +76,10 @@ inline std::vector<rank_view> exchange_views(mpi_communicator& comm, const rank_
   layout.local_rank = placed.local_rank;
   layout.host = mine.host;
   layout.nodes = placed.nodes;
-  layout.threads = plan_threads(layout.nodes, request);
+  // The ranks of one host share its container's CPU limit, if it has one.
+  thread_request shared = request;
+  shared.quota_sharers = placed.local_size;
+  layout.threads = plan_threads(layout.nodes, shared);
   layout.warnings = std::move(placed.warnings);
   std::size_t hosts = 0;
   for (std::size_t r = 0; r < views.size(); ++r) {

@@ -1,7 +1,8 @@
 // cputrain::plan_threads — how many threads each NUMA node's arena gets. An explicit count wins, then
 // OMP_NUM_THREADS (the user's word, even though no OpenMP runtime is in the process), else every node gets its
-// cores minus one, the core the Hugging Face CPU-training guide leaves for the OS. A total is spread over the nodes
-// in proportion to their cores, so a rank's threads stay on the memory they use.
+// cores minus one, the core the Hugging Face CPU-training guide leaves for the OS — within the container's CPU limit
+// (dist/cpu_quota.hpp) when it has one: a pod limited to 16 CPUs gets 15 threads however many cores it can see. A
+// total is spread over the nodes in proportion to their cores, so a rank's threads stay on the memory they use.
 #pragma once
 
 #include <algorithm>
@@ -11,19 +12,26 @@
 #include <functional>
 #include <numeric>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/dist/cpu_quota.hpp"
 #include "cputrain/dist/topology.hpp"
 
 namespace cputrain {
 
 /// What the user asked for.
 struct thread_request {
-  std::optional<int> threads;          ///< total threads over all nodes; wins over everything else
+  std::optional<int> threads = {};     ///< total threads over all nodes; wins over everything else
   bool honour_omp_num_threads = true;  ///< read OMP_NUM_THREADS when `threads` is not given
+  /// The container's CPU limit; not given: read_cpu_quota() is asked when `honour_cpu_quota`.
+  std::optional<cpu_quota> cpu_limit = {};
+  bool honour_cpu_quota = true;
+  /// Processes sharing the limit: the ranks of one host, which share their pod's or container's control group.
+  int quota_sharers = 1;
 };
 
 /// Threads per NUMA node, and why.
@@ -123,6 +131,17 @@ inline thread_plan plan_threads(const topology& topo, const thread_request& requ
                                 const std::function<const char*(const char*)>& getenv = detail::system_getenv) {
   thread_plan plan;
   const char* omp = (request.honour_omp_num_threads && getenv) ? getenv("OMP_NUM_THREADS") : nullptr;
+  std::optional<cpu_quota> limit = request.cpu_limit;
+  if (!limit && request.honour_cpu_quota) limit = read_cpu_quota();
+  const int sharers = std::max(1, request.quota_sharers);
+  const double share = limit ? limit->cpus / sharers : 0.0;
+  const auto limit_text = [&] {
+    std::ostringstream text;
+    text << "the CPU limit of " << limit->cpus << (limit->cpus == 1.0 ? " CPU" : " CPUs") << " (" << limit->source
+         << ")";
+    if (sharers > 1) text << " shared by " << sharers << " ranks";
+    return text.str();
+  };
   if (request.threads) {
     if (*request.threads < 1) {
       throw usage_error("cputrain: the thread count must be at least 1, got " + std::to_string(*request.threads));
@@ -139,6 +158,16 @@ inline thread_plan plan_threads(const topology& topo, const thread_request& requ
   } else {
     plan.reason = "cores of each node minus one for the OS";
     for (const numa_node& node : topo.nodes()) plan.threads_per_node.push_back(std::max(1, node.cores - 1));
+    // Threads beyond the limit would only be throttled (CFS bandwidth control), stalling every split GEMM.
+    const int cap = std::max(1, quota_cores(share) - 1);
+    if (limit && cap < plan.total()) {
+      plan.reason = limit_text() + " minus one for the OS";
+      plan.threads_per_node = detail::split_threads(topo, cap, plan.warnings);
+    }
+  }
+  if (limit && plan.total() > quota_cores(share)) {
+    plan.warnings.push_back(std::to_string(plan.total()) + " threads for " + limit_text() +
+                            ": the kernel throttles the threads beyond it");
   }
   for (std::size_t i = 0; i < plan.threads_per_node.size(); ++i) {
     const numa_node& node = topo.nodes()[i];
