@@ -1,9 +1,13 @@
 # Builds and runs a downstream project against cputrain, from CTest:
-#   cmake -DMODE=install|subdirectory -DSOURCE_DIR=<cputrain source> -DBUILD_DIR=<cputrain build>
-#         -DWORK_DIR=<scratch> -DGENERATOR=<generator> -DCXX=<compiler> -P check_consumer.cmake
+#   cmake -DMODE=install|subdirectory|test-package|config-deps -DSOURCE_DIR=<cputrain source>
+#         -DBUILD_DIR=<cputrain build> -DWORK_DIR=<scratch> -DGENERATOR=<generator> -DCXX=<compiler> -P check_consumer.cmake
 # install:      installs BUILD_DIR into WORK_DIR/prefix, checks the installed files, checks that an impossible
 #               version is refused, then builds tests/packaging/consumer against the prefix alone.
 # subdirectory: builds tests/packaging/subdirectory, which add_subdirectory()s SOURCE_DIR.
+# test-package: builds test_package/ (the Conan recipe's test program) against the installed prefix alone.
+# config-deps:  with pkg-config disabled and utf8proc and hwloc offered only as CMake packages (the stand-ins in
+#               tests/packaging/config_deps/stubs, named as vcpkg and Conan name them), builds
+#               tests/packaging/config_deps against the installed prefix, then as a vendored tree.
 foreach(_var MODE SOURCE_DIR BUILD_DIR WORK_DIR GENERATOR CXX)
   if(NOT DEFINED ${_var})
     message(FATAL_ERROR "check_consumer.cmake: -D${_var}=... is required")
@@ -22,8 +26,8 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(_common -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release)
 
+set(_prefix "${WORK_DIR}/prefix")
 if(MODE STREQUAL "install")
-  set(_prefix "${WORK_DIR}/prefix")
   run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${_prefix}")
   foreach(_file include/cputrain/cputrain.hpp include/cputrain/core/bf16.hpp
                 lib/cmake/cputrain/cputrain-config.cmake lib/cmake/cputrain/cputrain-config-version.cmake
@@ -50,8 +54,43 @@ if(MODE STREQUAL "install")
 elseif(MODE STREQUAL "subdirectory")
   run(${CMAKE_COMMAND} ${_common} -S "${SOURCE_DIR}/tests/packaging/subdirectory" -B "${WORK_DIR}/build"
       -DCPUTRAIN_SOURCE_DIR=${SOURCE_DIR})
+elseif(MODE STREQUAL "test-package")
+  run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${_prefix}")
+  run(${CMAKE_COMMAND} ${_common} -S "${SOURCE_DIR}/test_package" -B "${WORK_DIR}/build"
+      -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
+  run("${WORK_DIR}/build/test_package")
+  message(STATUS "${last_output}")
+  if(NOT last_output MATCHES "cputrain [0-9]+\\.[0-9]+\\.[0-9]+ test_package: tokens 5 6 7 8 9, gemm 58 64 139 154, ")
+    message(FATAL_ERROR "unexpected test_package output: ${last_output}")
+  endif()
+  return()
+elseif(MODE STREQUAL "config-deps")
+  # pkg-config is needed nowhere on this path: disabling it makes any fallback to it fail the configure step.
+  set(_project "${SOURCE_DIR}/tests/packaging/config_deps")
+  set(_no_pkg_config -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${_prefix}")
+  file(READ "${_prefix}/lib/cmake/cputrain/cputrain-config.cmake" _config)
+  if(NOT _config MATCHES "if\\(ON\\)")
+    message(FATAL_ERROR "config-deps needs a build of cputrain with hwloc (CPUTRAIN_HAVE_HWLOC): install libhwloc-dev")
+  endif()
+  foreach(_kind installed vendored)
+    if(_kind STREQUAL "installed")
+      set(_where -Dcputrain_DIR=${_prefix}/lib/cmake/cputrain "-DCMAKE_PREFIX_PATH=${_project}/stubs")
+    else()
+      set(_where -DCPUTRAIN_SOURCE_DIR=${SOURCE_DIR} "-DCMAKE_PREFIX_PATH=${_project}/stubs")
+    endif()
+    run(${CMAKE_COMMAND} ${_common} -S "${_project}" -B "${WORK_DIR}/${_kind}" ${_where} ${_no_pkg_config})
+    run(${CMAKE_COMMAND} --build "${WORK_DIR}/${_kind}")
+    run("${WORK_DIR}/${_kind}/consumer")
+    message(STATUS "${_kind}: ${last_output}")
+    if(NOT last_output MATCHES "utf8proc and hwloc packages used, utf8proc works, [1-9][0-9]* NUMA node")
+      message(FATAL_ERROR "unexpected config-deps consumer output (${_kind}): ${last_output}")
+    endif()
+  endforeach()
+  return()
 else()
-  message(FATAL_ERROR "MODE must be install or subdirectory, not '${MODE}'")
+  message(FATAL_ERROR "MODE must be install, subdirectory, test-package or config-deps, not '${MODE}'")
 endif()
 
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")

@@ -1,0 +1,159 @@
+# Conan 2 recipe for cputrain, a header-only library (docs/packaging.md):
+#   conan create . --build=missing                 package this checkout, then build and run test_package/
+#   conan install --requires=cputrain/0.1.0 -g CMakeDeps -g CMakeToolchain
+#
+# The dependencies are the ones cmake/cputrain-dependencies.cmake finds (tests/packaging/check_recipes.py fails when
+# the two lists, or the vcpkg manifests, drift apart), with one exception, MPI: ConanCenter's boost builds Boost.MPI
+# only with -o boost/*:without_mpi=False, and then with Boost.Build's `using mpi ;`, which takes the MPI compiler
+# wrapper (mpicxx) found on the build machine; the recipe requires no MPI package. Boost.MPI and cputrain must use
+# the same MPI, so cputrain uses that system MPI too (Debian: openmpi-bin libopenmpi-dev) and does not require
+# ConanCenter's openmpi: a program linking both would carry two MPI libraries.
+import os
+import re
+
+from conan import ConanFile
+from conan.errors import ConanInvalidConfiguration
+from conan.tools.build import check_min_cppstd
+from conan.tools.cmake import CMake, CMakeDeps, CMakeToolchain, cmake_layout
+from conan.tools.files import copy, load, rmdir, save
+
+required_conan_version = ">=2.0"
+
+# Included by the cputrain-config.cmake that CMakeDeps writes, after it has defined cputrain::cputrain: links the
+# system MPI that ConanCenter's Boost.MPI was built against (see above), found by CMake's own FindMPI.
+_MPI_BUILD_MODULE = "lib/cmake/conan-cputrain-system-mpi.cmake"
+_MPI_BUILD_MODULE_TEXT = """\
+# Written by cputrain's conanfile.py. cputrain and ConanCenter's Boost.MPI use the system's MPI.
+find_package(MPI REQUIRED COMPONENTS CXX)
+set_property(TARGET cputrain::cputrain APPEND PROPERTY INTERFACE_LINK_LIBRARIES MPI::MPI_CXX)
+"""
+
+
+class CputrainConan(ConanFile):
+    name = "cputrain"
+    description = "Header-only C++20 library for training BERT-style transformers on CPUs"
+    license = "Apache-2.0"
+    topics = ("bert", "transformers", "training", "cpu", "numa", "header-only")
+    package_type = "header-library"
+    settings = "os", "arch", "compiler", "build_type"
+    options = {
+        "with_hwloc": [True, False],
+        "with_openblas": [True, False],
+    }
+    default_options = {
+        "with_hwloc": True,
+        "with_openblas": False,
+        # Boost.MPI is off in ConanCenter's boost unless asked for (it also needs graph and serialization, on by
+        # default there).
+        "boost/*:without_mpi": False,
+        # cputrain's scalable allocator policy links TBB::tbbmalloc; it never replaces malloc (tbbmalloc_proxy).
+        "onetbb/*:tbbmalloc": True,
+    }
+    no_copy_source = True
+
+    def set_version(self):
+        # include/cputrain/version.hpp is the one source of the version, as for the CMake package.
+        if self.version:
+            return
+        text = load(self, os.path.join(self.recipe_folder, "include", "cputrain", "version.hpp"))
+        parts = []
+        for part in ("MAJOR", "MINOR", "PATCH"):
+            match = re.search(rf"#define CPUTRAIN_VERSION_{part} ([0-9]+)", text)
+            if not match:
+                raise ConanInvalidConfiguration(f"include/cputrain/version.hpp defines no CPUTRAIN_VERSION_{part}")
+            parts.append(match.group(1))
+        self.version = ".".join(parts)
+
+    def export_sources(self):
+        for pattern in ("CMakeLists.txt", "LICENSE", "cmake/*", "include/*"):
+            copy(self, pattern, self.recipe_folder, self.export_sources_folder)
+
+    def configure(self):
+        if self.options.with_openblas:
+            # CMake's FindBLAS links a shared libopenblas without knowing its own dependencies.
+            self.options["openblas"].shared = True
+
+    def layout(self):
+        cmake_layout(self)
+
+    def requirements(self):
+        # cputrain's public headers include every dependency's headers, and consumers link their libraries.
+        traits = {"transitive_headers": True, "transitive_libs": True}
+        self.requires("eigen/[>=3.4.0 <4]", **traits)
+        self.requires("onetbb/[>=2021.5.0 <2023]", **traits)
+        self.requires("boost/[>=1.74.0 <2]", **traits)
+        self.requires("nlohmann_json/[>=3.10.0 <4]", **traits)
+        self.requires("utf8proc/[>=2.6.0 <3]", **traits)
+        if self.options.with_hwloc:
+            # The same range as ConanCenter's onetbb (for tbbbind), so one hwloc serves both.
+            self.requires("hwloc/[>=2.9.3 <3]", **traits)
+        if self.options.with_openblas:
+            self.requires("openblas/[>=0.3.20 <1]", **traits)
+
+    def package_id(self):
+        # The headers are the same for every setting and option; package_info() applies the options.
+        self.info.clear()
+
+    def validate(self):
+        if self.settings.os != "Linux":
+            raise ConanInvalidConfiguration(f"{self.ref} supports Linux only (it reads /sys and uses a system MPI)")
+        if self.settings.compiler.get_safe("cppstd"):
+            check_min_cppstd(self, 20)
+        boost = self.dependencies["boost"].options
+        if boost.get_safe("header_only") or boost.get_safe("without_mpi", True) or \
+                boost.get_safe("without_program_options", True):
+            raise ConanInvalidConfiguration(
+                f"{self.ref} needs boost with Boost.MPI and Boost.ProgramOptions built "
+                "(-o boost/*:header_only=False -o boost/*:without_mpi=False -o boost/*:without_program_options=False)")
+
+    def generate(self):
+        tc = CMakeToolchain(self)
+        tc.cache_variables["CPUTRAIN_BUILD_TESTS"] = False
+        tc.cache_variables["CPUTRAIN_BUILD_EXAMPLES"] = False
+        tc.cache_variables["CPUTRAIN_BUILD_BENCHMARKS"] = False
+        tc.cache_variables["CPUTRAIN_INSTALL"] = True
+        tc.cache_variables["CPUTRAIN_WITH_HWLOC"] = "ON" if self.options.with_hwloc else "OFF"
+        tc.cache_variables["CPUTRAIN_USE_BLAS"] = bool(self.options.with_openblas)
+        if self.options.with_openblas:
+            tc.cache_variables["BLA_VENDOR"] = "OpenBLAS"
+        tc.generate()
+        CMakeDeps(self).generate()
+
+    def build(self):
+        # Nothing to compile: configuring checks that every dependency is found and writes the install rules.
+        cmake = CMake(self)
+        cmake.configure()
+
+    def package(self):
+        copy(self, "LICENSE", self.source_folder, os.path.join(self.package_folder, "licenses"))
+        cmake = CMake(self)
+        cmake.install()
+        # Consumers get the cputrain-config.cmake CMakeDeps writes from package_info(), not the installed one.
+        rmdir(self, os.path.join(self.package_folder, "lib", "cmake"))
+        save(self, os.path.join(self.package_folder, _MPI_BUILD_MODULE), _MPI_BUILD_MODULE_TEXT)
+
+    def package_info(self):
+        self.cpp_info.set_property("cmake_file_name", "cputrain")
+        self.cpp_info.set_property("cmake_target_name", "cputrain::cputrain")
+        self.cpp_info.set_property("cmake_build_modules", [_MPI_BUILD_MODULE])
+        self.cpp_info.bindirs = []
+        self.cpp_info.libdirs = []
+        self.cpp_info.requires = [
+            "eigen::eigen",
+            "onetbb::libtbb",
+            "onetbb::tbbmalloc",
+            "boost::mpi",
+            "boost::program_options",
+            "nlohmann_json::nlohmann_json",
+            "utf8proc::utf8proc",
+        ]
+        # All threading goes through oneTBB: Eigen must never start an OpenMP team of its own.
+        self.cpp_info.defines = ["EIGEN_DONT_PARALLELIZE"]
+        if self.options.with_hwloc:
+            self.cpp_info.requires.append("hwloc::hwloc")
+            self.cpp_info.defines.append("CPUTRAIN_HAVE_HWLOC=1")
+        if self.options.with_openblas:
+            self.cpp_info.requires.append("openblas::openblas")
+            self.cpp_info.defines.extend(["EIGEN_USE_BLAS", "CPUTRAIN_USE_BLAS=1"])
+        if self.settings.os in ("Linux", "FreeBSD"):
+            self.cpp_info.system_libs = ["pthread"]

@@ -1,0 +1,51 @@
+# vcpkg overlay port for cputrain. It builds the checkout it sits in (packaging/vcpkg/ports/cputrain, four levels
+# below the repository root), so `vcpkg install cputrain --overlay-ports=<checkout>/packaging/vcpkg/ports` packages
+# exactly that tree. A port in a registry would instead fetch a release with vcpkg_from_github (REPO, REF = the tag,
+# SHA512 of the archive); docs/packaging.md says what else would change.
+get_filename_component(SOURCE_PATH "${CMAKE_CURRENT_LIST_DIR}/../../../.." ABSOLUTE)
+if(NOT EXISTS "${SOURCE_PATH}/include/cputrain/version.hpp")
+  message(FATAL_ERROR "cputrain port: ${SOURCE_PATH} is not a cputrain checkout; use the port from packaging/vcpkg/ports")
+endif()
+
+# The port's version must be the tree's (include/cputrain/version.hpp is the one source of the version).
+file(STRINGS "${SOURCE_PATH}/include/cputrain/version.hpp" _version_lines REGEX "#define CPUTRAIN_VERSION_(MAJOR|MINOR|PATCH) ")
+foreach(_line IN LISTS _version_lines)
+  if(_line MATCHES "#define CPUTRAIN_VERSION_(MAJOR|MINOR|PATCH) ([0-9]+)")
+    set(_tree_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+  endif()
+endforeach()
+if(NOT "${_tree_MAJOR}.${_tree_MINOR}.${_tree_PATCH}" STREQUAL "${VERSION}")
+  message(FATAL_ERROR "cputrain port: the port says ${VERSION} but the tree is "
+                      "${_tree_MAJOR}.${_tree_MINOR}.${_tree_PATCH}; update packaging/vcpkg/ports/cputrain/vcpkg.json")
+endif()
+
+# Header-only: one configuration is enough.
+set(VCPKG_BUILD_TYPE release)
+
+vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS
+  FEATURES
+    hwloc     CPUTRAIN_WITH_HWLOC
+    openblas  CPUTRAIN_USE_BLAS
+)
+
+# vcpkg's hwloc port installs hwloc.pc and no CMake package: cputrain finds it through pkg-config.
+vcpkg_find_acquire_program(PKGCONFIG)
+
+vcpkg_cmake_configure(
+  SOURCE_PATH "${SOURCE_PATH}"
+  OPTIONS
+    ${FEATURE_OPTIONS}
+    -DCPUTRAIN_BUILD_TESTS=OFF
+    -DCPUTRAIN_BUILD_EXAMPLES=OFF
+    -DCPUTRAIN_BUILD_BENCHMARKS=OFF
+    -DCPUTRAIN_INSTALL=ON
+    "-DPKG_CONFIG_EXECUTABLE=${PKGCONFIG}"
+)
+vcpkg_cmake_install()
+# lib/cmake/cputrain -> share/cputrain, with the prefix computations rewritten for the new depth.
+vcpkg_cmake_config_fixup(CONFIG_PATH lib/cmake/cputrain)
+# The CMake package was all there was under lib/.
+file(REMOVE_RECURSE "${CURRENT_PACKAGES_DIR}/lib")
+
+file(INSTALL "${CMAKE_CURRENT_LIST_DIR}/usage" DESTINATION "${CURRENT_PACKAGES_DIR}/share/${PORT}")
+vcpkg_install_copyright(FILE_LIST "${SOURCE_PATH}/LICENSE")

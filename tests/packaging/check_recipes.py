@@ -1,0 +1,576 @@
+#!/usr/bin/env python3
+"""Checks the package recipes without vcpkg or Conan (neither can be installed on the CI machines):
+
+  check_recipes.py vcpkg      --source-dir S --build-dir B --cmake CMAKE --work-dir W
+      the root vcpkg.json and the overlay port parse and carry what vcpkg requires (name, a version equal to
+      include/cputrain/version.hpp, dependencies naming ports that exist in microsoft/vcpkg, well-formed features),
+      and the port's usage text names the package and the target that the installed CMake config exports.
+  check_recipes.py conanfile  --source-dir S --work-dir W
+      conanfile.py and test_package/conanfile.py compile, and conanfile.py, run against the stand-in for Conan in
+      conan_stub/, asks for what it should and gives consumers the right CMake names, requirements and defines
+      with its default options, with with_openblas=True and with with_hwloc=False.
+  check_recipes.py agreement  --source-dir S
+      the dependencies of cmake/cputrain-dependencies.cmake, vcpkg.json, the port and conanfile.py are the same
+      (each mapped to one name per library), each gated the same way (always, hwloc, BLAS).
+
+Standard library only; every failure names the file and what is wrong, and the script exits 1.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import py_compile
+import re
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # never leave __pycache__ in the source tree
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PORT_DIR = os.path.join("packaging", "vcpkg", "ports", "cputrain")
+TARGET = "cputrain::cputrain"
+
+# Ports looked up in microsoft/vcpkg (ports/<name>/vcpkg.json exists there); a dependency outside this list fails
+# the check until someone confirms the port exists and adds it here.
+KNOWN_VCPKG_PORTS = {
+    "benchmark", "blas", "boost-mpi", "boost-program-options", "catch2", "eigen3", "hwloc", "mpi",
+    "nlohmann-json", "openblas", "tbb", "utf8proc", "vcpkg-cmake", "vcpkg-cmake-config",
+}
+# vcpkg features that only the repository's own build uses (tests, benchmarks): not dependencies of the library.
+BUILD_ONLY_FEATURES = {"tests", "benchmarks"}
+
+# One name per library, from each ecosystem's names. A name missing here fails the agreement check: add the
+# library to every recipe and to these tables together.
+CMAKE_NAMES = {"Eigen3": "eigen", "TBB": "tbb", "MPI": "mpi", "nlohmann_json": "nlohmann-json", "BLAS": "blas",
+               "utf8proc": "utf8proc", "libutf8proc": "utf8proc", "hwloc": "hwloc",
+               "Boost:mpi": "boost-mpi", "Boost:program_options": "boost-program-options"}
+CMAKE_TOOLS = {"Threads", "PkgConfig"}  # the compiler's threads and the pkg-config tool: no package to ship
+VCPKG_NAMES = {"eigen3": "eigen", "tbb": "tbb", "mpi": "mpi", "boost-mpi": "boost-mpi",
+               "boost-program-options": "boost-program-options", "nlohmann-json": "nlohmann-json",
+               "utf8proc": "utf8proc", "hwloc": "hwloc", "blas": "blas", "openblas": "blas"}
+VCPKG_HOST_TOOLS = {"vcpkg-cmake", "vcpkg-cmake-config"}
+CONAN_NAMES = {"eigen": "eigen", "onetbb": "tbb", "boost::mpi": "boost-mpi",
+               "boost::program_options": "boost-program-options", "nlohmann_json": "nlohmann-json",
+               "utf8proc": "utf8proc", "hwloc": "hwloc", "openblas": "blas", "MPI": "mpi"}
+# Gates: how each ecosystem spells "only with hwloc" and "only with BLAS".
+VCPKG_FEATURE_GATES = {"hwloc": "hwloc", "openblas": "blas"}
+CMAKE_GATE_VARIABLES = {"CPUTRAIN_WITH_HWLOC": "hwloc", "CPUTRAIN_USE_BLAS": "blas"}
+
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+
+
+def finish(what):
+    if failures:
+        for message in failures:
+            print(f"FAIL: {message}")
+        print(f"{what}: {len(failures)} problem(s)")
+        sys.exit(1)
+    print(f"{what}: OK")
+
+
+def tree_version(source_dir):
+    text = open(os.path.join(source_dir, "include", "cputrain", "version.hpp"), encoding="utf-8").read()
+    parts = [re.search(rf"#define CPUTRAIN_VERSION_{p} ([0-9]+)", text).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(parts)
+
+
+def load_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{path}: not valid JSON: {e}")
+        return None
+
+
+def dependency_name(entry, where):
+    if isinstance(entry, str):
+        return entry
+    if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+        return entry["name"]
+    fail(f"{where}: a dependency must be a port name or an object with \"name\": {entry!r}")
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------- vcpkg
+
+def check_vcpkg_manifest(path, version, is_port):
+    manifest = load_json(path)
+    if manifest is None:
+        return None
+    name = manifest.get("name")
+    if name != "cputrain":
+        fail(f"{path}: \"name\" must be \"cputrain\", not {name!r}")
+    if name and not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name):
+        fail(f"{path}: \"name\" {name!r} is not a valid vcpkg name (lower-case letters, digits, hyphens)")
+    version_fields = [f for f in ("version", "version-semver", "version-date", "version-string") if f in manifest]
+    if len(version_fields) != 1:
+        fail(f"{path}: needs exactly one of version, version-semver, version-date, version-string; has {version_fields}")
+    elif manifest[version_fields[0]] != version:
+        fail(f"{path}: {version_fields[0]} is {manifest[version_fields[0]]!r} but include/cputrain/version.hpp says {version}")
+    if manifest.get("license") != "Apache-2.0":
+        fail(f"{path}: \"license\" must be the SPDX id of LICENSE, Apache-2.0")
+    if is_port and not manifest.get("description"):
+        fail(f"{path}: a port needs a \"description\"")
+
+    features = manifest.get("features", {})
+    if not isinstance(features, dict):
+        fail(f"{path}: \"features\" must be an object")
+        features = {}
+    for feature, body in features.items():
+        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", feature):
+            fail(f"{path}: feature name {feature!r} is not valid")
+        if not isinstance(body, dict) or not body.get("description"):
+            fail(f"{path}: feature {feature!r} needs a \"description\"")
+    for default in manifest.get("default-features", []):
+        default_name = default if isinstance(default, str) else default.get("name")
+        if default_name not in features:
+            fail(f"{path}: default feature {default_name!r} is not one of its features")
+
+    all_deps = [(None, d) for d in manifest.get("dependencies", [])]
+    for feature, body in features.items():
+        all_deps += [(feature, d) for d in (body.get("dependencies", []) if isinstance(body, dict) else [])]
+    for feature, entry in all_deps:
+        dep = dependency_name(entry, path)
+        if dep is None:
+            continue
+        if dep not in KNOWN_VCPKG_PORTS:
+            fail(f"{path}: dependency {dep!r} is not a port this check knows exists in microsoft/vcpkg")
+        if dep in VCPKG_HOST_TOOLS and not (isinstance(entry, dict) and entry.get("host") is True):
+            fail(f"{path}: {dep} is a build tool: declare it {{\"name\": \"{dep}\", \"host\": true}}")
+    openblas = features.get("openblas", {}) if isinstance(features.get("openblas"), dict) else {}
+    openblas_deps = {dependency_name(e, path) for e in openblas.get("dependencies", [])}
+    if "openblas" in features and not {"blas", "openblas"} <= openblas_deps:
+        fail(f"{path}: feature openblas must depend on openblas and on blas (vcpkg's blas port is what serves "
+             "find_package(BLAS))")
+    if is_port:
+        names = {dependency_name(e, path) for _, e in all_deps}
+        for tool in sorted(VCPKG_HOST_TOOLS):
+            if tool not in names:
+                fail(f"{path}: the portfile uses {tool}'s functions, so the port must depend on it (host)")
+    else:
+        baseline = manifest.get("builtin-baseline")
+        if manifest.get("overrides") and not baseline:
+            fail(f"{path}: \"overrides\" need a \"builtin-baseline\"")
+        if baseline is not None and not re.fullmatch(r"[0-9a-f]{40}", baseline):
+            fail(f"{path}: \"builtin-baseline\" must be a full commit id of microsoft/vcpkg")
+    return manifest
+
+
+def installed_targets(cmake, build_dir, work_dir):
+    prefix = os.path.join(work_dir, "prefix")
+    result = subprocess.run([cmake, "--install", build_dir, "--prefix", prefix], capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"cmake --install {build_dir} failed:\n{result.stdout}\n{result.stderr}")
+        return None
+    path = os.path.join(prefix, "lib", "cmake", "cputrain", "cputrain-targets.cmake")
+    try:
+        return open(path, encoding="utf-8").read()
+    except OSError as e:
+        fail(f"the installed tree lacks {path}: {e}")
+        return None
+
+
+def run_vcpkg(args):
+    version = tree_version(args.source_dir)
+    check_vcpkg_manifest(os.path.join(args.source_dir, "vcpkg.json"), version, is_port=False)
+    port_dir = os.path.join(args.source_dir, PORT_DIR)
+    check_vcpkg_manifest(os.path.join(port_dir, "vcpkg.json"), version, is_port=True)
+
+    portfile = open(os.path.join(port_dir, "portfile.cmake"), encoding="utf-8").read()
+    for needle, why in (("vcpkg_cmake_configure(", "configures with vcpkg-cmake"),
+                        ("vcpkg_cmake_install()", "installs"),
+                        ("vcpkg_cmake_config_fixup(CONFIG_PATH lib/cmake/cputrain)", "moves the CMake package to share/"),
+                        ("vcpkg_install_copyright(FILE_LIST \"${SOURCE_PATH}/LICENSE\")", "installs the copyright"),
+                        ("-DCPUTRAIN_BUILD_TESTS=OFF", "builds no tests"),
+                        ("-DCPUTRAIN_BUILD_EXAMPLES=OFF", "builds no examples"),
+                        ("-DCPUTRAIN_BUILD_BENCHMARKS=OFF", "builds no benchmarks"),
+                        ("\"${CMAKE_CURRENT_LIST_DIR}/usage\"", "installs the usage text")):
+        if needle not in portfile:
+            fail(f"{PORT_DIR}/portfile.cmake: lacks {needle} (the port {why})")
+    match = re.search(r'get_filename_component\(SOURCE_PATH "\$\{CMAKE_CURRENT_LIST_DIR\}/([./]+)" ABSOLUTE\)', portfile)
+    if not match or os.path.normpath(os.path.join(port_dir, match.group(1))) != os.path.normpath(args.source_dir):
+        fail(f"{PORT_DIR}/portfile.cmake: SOURCE_PATH must lead from the port's folder to the checkout's root")
+    if not os.path.exists(os.path.join(args.source_dir, "LICENSE")):
+        fail("LICENSE: missing (the port installs it as the copyright)")
+
+    usage = open(os.path.join(port_dir, "usage"), encoding="utf-8").read()
+    if "find_package(cputrain CONFIG REQUIRED)" not in usage:
+        fail(f"{PORT_DIR}/usage: must show find_package(cputrain CONFIG REQUIRED)")
+    usage_targets = set(re.findall(r"target_link_libraries\([^)]*?\b([A-Za-z0-9_]+::[A-Za-z0-9_]+)", usage))
+    if usage_targets != {TARGET}:
+        fail(f"{PORT_DIR}/usage: links {sorted(usage_targets)}, expected exactly {TARGET}")
+    targets = installed_targets(args.cmake, args.build_dir, args.work_dir)
+    if targets is not None:
+        exported = set(re.findall(r"add_library\(([A-Za-z0-9_]+::[A-Za-z0-9_]+) ", targets))
+        if not usage_targets or not usage_targets <= exported:
+            fail(f"the installed cputrain-targets.cmake exports {sorted(exported)}; the usage text names {sorted(usage_targets)}")
+    finish("vcpkg recipes")
+
+
+# ----------------------------------------------------------------------------------------------------- conanfile
+
+def load_conanfile(source_dir):
+    stub = os.path.join(HERE, "conan_stub")
+    sys.path.insert(0, stub)
+    for module in [m for m in sys.modules if m == "conan" or m.startswith("conan.")]:
+        del sys.modules[module]
+    import conan  # noqa: F401  (the stub, first on the path)
+    if os.path.dirname(os.path.abspath(conan.__file__)) != os.path.join(stub, "conan"):
+        fail(f"imported {conan.__file__} instead of the stub in {stub}")
+    spec = importlib.util.spec_from_file_location("cputrain_conanfile", os.path.join(source_dir, "conanfile.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    recipes = [v for v in vars(module).values()
+               if isinstance(v, type) and issubclass(v, conan.ConanFile) and v is not conan.ConanFile]
+    if len(recipes) != 1:
+        fail(f"conanfile.py: expected one ConanFile subclass, found {len(recipes)}")
+        return None, module
+    return recipes[0], module
+
+
+GOOD_BOOST = {"header_only": False, "without_mpi": False, "without_program_options": False}
+
+
+def instantiate(recipe, source_dir, options=None, settings=None, boost=None):
+    conanfile = recipe(options=options, settings=settings,
+                       dependencies={"boost": boost if boost is not None else GOOD_BOOST}, recipe_folder=source_dir)
+    conanfile.set_version()
+    conanfile.ref = f"{conanfile.name}/{conanfile.version}"
+    return conanfile
+
+
+def run_recipe(recipe, source_dir, options):
+    """Runs the methods Conan would run for one configuration; returns the instance with what they recorded."""
+    conanfile = instantiate(recipe, source_dir, options)
+    conanfile.export_sources()
+    conanfile.configure()
+    conanfile.layout()
+    conanfile.requirements()
+    conanfile.package_id()
+    conanfile.validate()
+    conanfile.generate()
+    conanfile.build()
+    conanfile.package()
+    conanfile.package_info()
+    return conanfile
+
+
+def requirement_names(conanfile):
+    names = {}
+    for reference, traits in conanfile.requirements_seen:
+        match = re.fullmatch(r"([a-z0-9_.+-]+)/(\[[^\]]+\]|[A-Za-z0-9_.+-]+)", reference)
+        if not match:
+            fail(f"conanfile.py: {reference!r} is not a Conan reference name/version or name/[range]")
+            continue
+        names[match.group(1)] = (reference, traits)
+    return names
+
+
+def build_module_packages(conanfile):
+    """The find_package() names in the build modules the recipe saves and declares."""
+    modules = conanfile.cpp_info.get_property("cmake_build_modules") or []
+    saved = {path: content for op, path, *rest in getattr(conanfile, "file_operations", []) if op == "save"
+             for content in rest}
+    found = set()
+    for module in modules:
+        path = os.path.join(conanfile.package_folder, module)
+        if path not in saved:
+            fail(f"conanfile.py: package_info() declares the build module {module} but package() does not write it")
+            continue
+        found |= set(re.findall(r"find_package\((\w+)", saved[path]))
+        if f"TARGET {TARGET}" not in saved[path]:
+            fail(f"conanfile.py: the build module {module} must add to {TARGET}")
+    return found
+
+
+def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas):
+    label = f"conanfile.py with {options or 'default options'}"
+    conanfile = run_recipe(recipe, source_dir, options)
+    if conanfile.version != tree_version(source_dir):
+        fail(f"{label}: set_version() gives {conanfile.version}, version.hpp says {tree_version(source_dir)}")
+    if getattr(conanfile, "package_type", None) != "header-library":
+        fail(f"{label}: package_type must be \"header-library\"")
+    if not conanfile.info.cleared:
+        fail(f"{label}: package_id() must clear the package id (one package for every configuration)")
+    if getattr(conanfile, "layout_used", None) != "cmake_layout":
+        fail(f"{label}: layout() must use cmake_layout")
+
+    exported = [entry[1] for entry in getattr(conanfile, "file_operations", []) if entry[0] == "copy"
+                and entry[3] == conanfile.export_sources_folder]
+    for needed in ("CMakeLists.txt", "LICENSE", "cmake/*", "include/*"):
+        if needed not in exported:
+            fail(f"{label}: export_sources() must export {needed}")
+    for pattern in exported:
+        if not os.path.exists(os.path.join(source_dir, pattern.rstrip("/*"))):
+            fail(f"{label}: export_sources() exports {pattern}, which the checkout does not have")
+
+    tc = getattr(conanfile, "toolchain", None)
+    if tc is None:
+        fail(f"{label}: generate() must write a CMakeToolchain")
+    else:
+        expected = {"CPUTRAIN_BUILD_TESTS": False, "CPUTRAIN_BUILD_EXAMPLES": False, "CPUTRAIN_BUILD_BENCHMARKS": False,
+                    "CPUTRAIN_WITH_HWLOC": "ON" if expect_hwloc else "OFF", "CPUTRAIN_USE_BLAS": expect_blas}
+        for variable, value in expected.items():
+            if tc.cache_variables.get(variable) != value:
+                fail(f"{label}: generate() sets {variable}={tc.cache_variables.get(variable)!r}, expected {value!r}")
+    if not getattr(conanfile, "cmakedeps_generated", False):
+        fail(f"{label}: generate() must write CMakeDeps files (the CMake build finds the dependencies with them)")
+    if "install" not in getattr(conanfile, "cmake_steps", []):
+        fail(f"{label}: package() must install with CMake")
+
+    info = conanfile.cpp_info
+    if info.get_property("cmake_file_name") != "cputrain":
+        fail(f"{label}: cmake_file_name is {info.get_property('cmake_file_name')!r}, expected 'cputrain'")
+    if info.get_property("cmake_target_name") != TARGET:
+        fail(f"{label}: cmake_target_name is {info.get_property('cmake_target_name')!r}, expected {TARGET!r}")
+    if info.libdirs or info.bindirs:
+        fail(f"{label}: a header-only package has no libdirs or bindirs")
+
+    expected_defines = {"EIGEN_DONT_PARALLELIZE"}
+    if expect_hwloc:
+        expected_defines.add("CPUTRAIN_HAVE_HWLOC=1")
+    if expect_blas:
+        expected_defines |= {"EIGEN_USE_BLAS", "CPUTRAIN_USE_BLAS=1"}
+    if set(info.defines) != expected_defines:
+        fail(f"{label}: defines {sorted(info.defines)}, expected {sorted(expected_defines)}")
+
+    expected_requires = {"eigen::eigen", "onetbb::libtbb", "onetbb::tbbmalloc", "boost::mpi", "boost::program_options",
+                         "nlohmann_json::nlohmann_json", "utf8proc::utf8proc"}
+    if expect_hwloc:
+        expected_requires.add("hwloc::hwloc")
+    if expect_blas:
+        expected_requires.add("openblas::openblas")
+    if set(info.requires) != expected_requires:
+        fail(f"{label}: cpp_info.requires {sorted(info.requires)}, expected {sorted(expected_requires)}")
+
+    required = requirement_names(conanfile)
+    # Conan refuses a recipe whose cpp_info.requires leaves out a direct requirement, or names one it lacks.
+    used = {entry.split("::")[0] for entry in info.requires}
+    if used != set(required):
+        fail(f"{label}: requirements() asks for {sorted(required)} but cpp_info.requires uses {sorted(used)}")
+    for name, (reference, traits) in required.items():
+        if not (traits.get("transitive_headers") and traits.get("transitive_libs")):
+            fail(f"{label}: {reference} must be transitive_headers and transitive_libs (cputrain's headers include it)")
+    if "openmpi" in required:
+        fail(f"{label}: requires openmpi, but ConanCenter's Boost.MPI is built against the system MPI")
+    if "MPI" not in build_module_packages(conanfile):
+        fail(f"{label}: no build module finds MPI: consumers would not link the MPI that Boost.MPI uses")
+
+    dependency_options = {k: v for k, v in recipe.default_options.items() if ":" in k}
+    if dependency_options.get("boost/*:without_mpi") is not False:
+        fail(f"{label}: default_options must build Boost.MPI (\"boost/*:without_mpi\": False)")
+    if dependency_options.get("onetbb/*:tbbmalloc") is not True:
+        fail(f"{label}: default_options must build tbbmalloc (\"onetbb/*:tbbmalloc\": True)")
+    if expect_blas and conanfile.options["openblas"].get_safe("shared") is not True:
+        fail(f"{label}: with OpenBLAS, configure() must ask for a shared libopenblas (FindBLAS links it)")
+    return conanfile
+
+
+def expect_invalid(recipe, source_dir, why, **kwargs):
+    from conan.errors import ConanInvalidConfiguration
+    conanfile = instantiate(recipe, source_dir, **kwargs)
+    try:
+        conanfile.validate()
+    except ConanInvalidConfiguration:
+        return
+    fail(f"conanfile.py: validate() accepts {why}")
+
+
+def run_conanfile(args):
+    os.makedirs(args.work_dir, exist_ok=True)
+    for relative in ("conanfile.py", os.path.join("test_package", "conanfile.py")):
+        try:
+            py_compile.compile(os.path.join(args.source_dir, relative), doraise=True,
+                               cfile=os.path.join(args.work_dir, relative.replace(os.sep, "_") + "c"))
+        except py_compile.PyCompileError as e:
+            fail(f"{relative} does not compile: {e.msg}")
+    if failures:
+        finish("conanfile.py")
+    recipe, _ = load_conanfile(args.source_dir)
+    if recipe is None:
+        finish("conanfile.py")
+    if recipe.name != "cputrain":
+        fail(f"conanfile.py: name is {recipe.name!r}")
+    if recipe.license != "Apache-2.0":
+        fail("conanfile.py: license must be Apache-2.0 (LICENSE)")
+    if set(recipe.options) != {"with_hwloc", "with_openblas"}:
+        fail(f"conanfile.py: options {sorted(recipe.options)}, expected with_hwloc and with_openblas")
+
+    check_configuration(recipe, args.source_dir, {}, expect_hwloc=True, expect_blas=False)
+    check_configuration(recipe, args.source_dir, {"with_openblas": True}, expect_hwloc=True, expect_blas=True)
+    check_configuration(recipe, args.source_dir, {"with_hwloc": False}, expect_hwloc=False, expect_blas=False)
+    expect_invalid(recipe, args.source_dir, "C++17", settings={"os": "Linux", "compiler.cppstd": "17"})
+    expect_invalid(recipe, args.source_dir, "Windows", settings={"os": "Windows"})
+    expect_invalid(recipe, args.source_dir, "a boost without Boost.MPI", boost=dict(GOOD_BOOST, without_mpi=True))
+    expect_invalid(recipe, args.source_dir, "a header-only boost", boost=dict(GOOD_BOOST, header_only=True))
+
+    test_package = open(os.path.join(args.source_dir, "test_package", "conanfile.py"), encoding="utf-8").read()
+    if "self.tested_reference_str" not in test_package:
+        fail("test_package/conanfile.py: must require self.tested_reference_str")
+    if not re.search(r"find_package\(cputrain CONFIG REQUIRED\)", open(
+            os.path.join(args.source_dir, "test_package", "CMakeLists.txt"), encoding="utf-8").read()):
+        fail("test_package/CMakeLists.txt: must find_package(cputrain CONFIG REQUIRED)")
+    finish("conanfile.py")
+
+
+# ----------------------------------------------------------------------------------------------------- agreement
+
+def cmake_dependencies(source_dir):
+    """{library: gate} from cmake/cputrain-dependencies.cmake: gate is 'always' or the if() variable's gate."""
+    path = os.path.join(source_dir, "cmake", "cputrain-dependencies.cmake")
+    result = {}
+    conditions = []
+    for number, raw in enumerate(open(path, encoding="utf-8"), 1):
+        line = raw.split("#", 1)[0].strip()
+        if re.match(r"(if|elseif)\s*\(", line):
+            if line.startswith("if"):
+                conditions.append(line)
+            else:
+                conditions[-1] = line
+            continue
+        if re.match(r"endif\s*\(", line):
+            conditions.pop()
+            continue
+        if re.match(r"(macro|function)\s*\(", line):
+            conditions.append("<definition>")
+            continue
+        if re.match(r"end(macro|function)\s*\(", line):
+            conditions.pop()
+            continue
+        if "<definition>" in conditions:
+            continue
+        names = []
+        match = re.match(r"(?:_cputrain_find_package|find_package)\((\w+)(.*)\)$", line)
+        if match:
+            package, rest = match.groups()
+            components = re.search(r"COMPONENTS\s+([\w\s]+)", rest)
+            if package == "Boost" and components:
+                names = [f"Boost:{c}" for c in components.group(1).split()]
+            else:
+                names = [package]
+        match = re.match(r"pkg_check_modules\(\w+(?:\s+[A-Z_]+)*\s+([\w+-]+)", line)
+        if match:
+            names = [match.group(1)]
+        for name in names:
+            if name in CMAKE_TOOLS:
+                continue
+            if name not in CMAKE_NAMES:
+                fail(f"{path}:{number}: {name} is not in check_recipes.py's tables: add it to every recipe and there")
+                continue
+            gates = {gate for variable, gate in CMAKE_GATE_VARIABLES.items() if any(variable in c for c in conditions)}
+            gate = gates.pop() if len(gates) == 1 else "always"
+            library = CMAKE_NAMES[name]
+            if result.setdefault(library, gate) != gate:
+                fail(f"{path}:{number}: {library} is found under two different conditions")
+    return result
+
+
+def vcpkg_dependencies(path):
+    manifest = load_json(path)
+    result = {}
+    if manifest is None:
+        return result
+
+    def add(entry, gate):
+        name = dependency_name(entry, path)
+        if name is None or name in VCPKG_HOST_TOOLS:
+            return
+        if name not in VCPKG_NAMES:
+            fail(f"{path}: {name} is not in check_recipes.py's tables: add it to every recipe and there")
+            return
+        library = VCPKG_NAMES[name]
+        if result.setdefault(library, gate) != gate:
+            fail(f"{path}: {name} is both {result[library]} and {gate} ({library} must be one or the other)")
+
+    for entry in manifest.get("dependencies", []):
+        add(entry, "always")
+    for feature, body in manifest.get("features", {}).items():
+        if feature in BUILD_ONLY_FEATURES:
+            continue
+        if feature not in VCPKG_FEATURE_GATES:
+            fail(f"{path}: feature {feature!r} has no counterpart in cmake/cputrain-dependencies.cmake's options")
+            continue
+        for entry in body.get("dependencies", []):
+            add(entry, VCPKG_FEATURE_GATES[feature])
+    return result
+
+
+def conan_dependencies(source_dir):
+    recipe, _ = load_conanfile(source_dir)
+    if recipe is None:
+        return {}
+
+    def libraries(options):
+        conanfile = run_recipe(recipe, source_dir, options)
+        found = set()
+        for entry in conanfile.cpp_info.requires:
+            package = entry.split("::")[0]
+            key = entry if entry in CONAN_NAMES else package
+            if key not in CONAN_NAMES:
+                fail(f"conanfile.py: {entry} is not in check_recipes.py's tables: add it to every recipe and there")
+                continue
+            found.add(CONAN_NAMES[key])
+        for package in build_module_packages(conanfile):
+            if package not in CONAN_NAMES:
+                fail(f"conanfile.py: its build module finds {package}, which is not in check_recipes.py's tables")
+                continue
+            found.add(CONAN_NAMES[package])
+        return found
+
+    base = libraries({"with_hwloc": False, "with_openblas": False})
+    result = {library: "always" for library in base}
+    for option, gate in (("with_hwloc", "hwloc"), ("with_openblas", "blas")):
+        for library in libraries({"with_hwloc": False, "with_openblas": False, option: True}) - base:
+            result[library] = gate
+    return result
+
+
+def run_agreement(args):
+    lists = {
+        "cmake/cputrain-dependencies.cmake": cmake_dependencies(args.source_dir),
+        "vcpkg.json": vcpkg_dependencies(os.path.join(args.source_dir, "vcpkg.json")),
+        f"{PORT_DIR}/vcpkg.json": vcpkg_dependencies(os.path.join(args.source_dir, PORT_DIR, "vcpkg.json")),
+        "conanfile.py": conan_dependencies(args.source_dir),
+    }
+    reference_name = "cmake/cputrain-dependencies.cmake"
+    reference = lists[reference_name]
+    if not reference:
+        fail(f"{reference_name}: found no dependencies at all (the parser no longer understands the file?)")
+    for name, found in lists.items():
+        print(f"{name}: " + ", ".join(f"{lib}({gate})" for lib, gate in sorted(found.items())))
+    libraries = set().union(*lists.values())
+    for library in sorted(libraries):
+        gates = {name: found.get(library, "missing") for name, found in lists.items()}
+        if len(set(gates.values())) != 1:
+            fail(f"{library}: " + "; ".join(f"{name}: {gate}" for name, gate in gates.items()))
+    finish("dependency lists")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("check", choices=("vcpkg", "conanfile", "agreement"))
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--build-dir")
+    parser.add_argument("--cmake")
+    parser.add_argument("--work-dir")
+    args = parser.parse_args()
+    args.source_dir = os.path.abspath(args.source_dir)
+    if args.check == "vcpkg":
+        if not (args.build_dir and args.cmake and args.work_dir):
+            parser.error("vcpkg needs --build-dir, --cmake and --work-dir")
+        run_vcpkg(args)
+    elif args.check == "conanfile":
+        if not args.work_dir:
+            parser.error("conanfile needs --work-dir")
+        run_conanfile(args)
+    else:
+        run_agreement(args)
+
+
+if __name__ == "__main__":
+    main()
