@@ -3,7 +3,7 @@
 # instruction-set level this CPU supports (deploy/docker/build.sh installs one per level under libexec/cputrain/),
 # with the image's memory allocator preloaded.
 #   CPUTRAIN_ARCH_LEVEL=x86-64-v3   use that level's build (it must be installed and the CPU must support it)
-#   CPUTRAIN_MALLOC=jemalloc|tcmalloc|tbbmalloc|system   the allocator (default: jemalloc; docs/container.md)
+#   CPUTRAIN_MALLOC=tcmalloc|jemalloc|tbbmalloc|system   the allocator (default tcmalloc: measured in docs/container.md)
 # POSIX sh, no bash: the launcher runs once per MPI rank, before anything else.
 set -eu
 program=$(basename "$0")
@@ -47,15 +47,15 @@ else
 fi
 
 lib=/usr/lib/$(uname -m)-linux-gnu
-case "${CPUTRAIN_MALLOC:-jemalloc}" in
+case "${CPUTRAIN_MALLOC:-tcmalloc}" in
   jemalloc) malloc=$lib/libjemalloc.so.2 ;;
   tcmalloc) malloc=$lib/libtcmalloc_minimal.so.4 ;;
   tbbmalloc) malloc=$lib/libtbbmalloc_proxy.so.2 ;;
   system) malloc= ;;
-  *) die "CPUTRAIN_MALLOC=${CPUTRAIN_MALLOC}: expected jemalloc, tcmalloc, tbbmalloc or system" ;;
+  *) die "CPUTRAIN_MALLOC=${CPUTRAIN_MALLOC}: expected tcmalloc, jemalloc, tbbmalloc or system" ;;
 esac
 if [ -n "$malloc" ]; then
-  [ -e "$malloc" ] || die "CPUTRAIN_MALLOC=${CPUTRAIN_MALLOC:-jemalloc}: $malloc is not installed"
+  [ -e "$malloc" ] || die "CPUTRAIN_MALLOC=${CPUTRAIN_MALLOC:-tcmalloc}: $malloc is not installed"
   LD_PRELOAD=$malloc${LD_PRELOAD:+:$LD_PRELOAD}
   export LD_PRELOAD
 fi

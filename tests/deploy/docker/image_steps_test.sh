@@ -38,7 +38,7 @@ fi
 
 # The image's programs, through the launcher, with its default allocator when installed here.
 export PATH=$prefix/bin:$PATH
-[[ -e /usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2 ]] || export CPUTRAIN_MALLOC=system
+[[ -e /usr/lib/$(uname -m)-linux-gnu/libtcmalloc_minimal.so.4 ]] || export CPUTRAIN_MALLOC=system
 cputrain-make-demo-data --output_dir "$work/demo" --train_paragraphs 200 --eval_paragraphs 20 --version_2_with_negative
 common=(--config_name "$work/demo/model" --tokenizer_name "$work/demo/model" --train_file "$work/demo/train.json"
         --validation_file "$work/demo/dev.json" --version_2_with_negative --do_train --output_dir "$work/output"
