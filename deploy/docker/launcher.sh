@@ -33,7 +33,7 @@ supported() {  # <level>: can this CPU run that level's build?
 
 if [ -n "${CPUTRAIN_ARCH_LEVEL:-}" ]; then
   level=$CPUTRAIN_ARCH_LEVEL
-  [ -x "$libexec/$level/$program" ] || die "CPUTRAIN_ARCH_LEVEL=$level: no such build (installed: $(ls "$libexec" | tr '\n' ' '))"
+  [ -x "$libexec/$level/$program" ] || die "CPUTRAIN_ARCH_LEVEL=$level: no such build (installed: $(ls "$libexec" | paste -sd ' ' -))"
   supported "$level" || die "CPUTRAIN_ARCH_LEVEL=$level: this CPU lacks its instructions (flags in $cpuinfo)"
 else
   level=
@@ -43,7 +43,7 @@ else
       break
     fi
   done
-  [ -n "$level" ] || die "no build of $program for this CPU (installed: $(ls "$libexec" | tr '\n' ' '); flags in $cpuinfo)"
+  [ -n "$level" ] || die "no build of $program for this CPU (installed: $(ls "$libexec" | paste -sd ' ' -); flags in $cpuinfo)"
 fi
 
 lib=/usr/lib/$(uname -m)-linux-gnu

@@ -210,6 +210,13 @@ int run_qa(const ct::train::training_args& args, communicator& comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any code built with the build's instruction set runs: a clear message, not SIGILL, on an older CPU.
+  try {
+    ct::check_cpu_supports_build();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "run_qa: %s\n", e.what());
+    return 1;
+  }
   // MPI first (it may take its own arguments out of argv); alone, this is a world of one.
   std::unique_ptr<ct::dist::mpi_environment> mpi;
   try {

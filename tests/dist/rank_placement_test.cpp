@@ -132,3 +132,20 @@ TEST_CASE("ranks bound to one node each by the launcher do not warn, ranks bound
   CHECK_THAT(t0.warnings[0], Catch::Contains("runs 2 ranks on 1 NUMA node"));
   CHECK(t0.nodes.nodes()[0].cpus == std::vector<int>{0, 1});  // their CPUs do not overlap: nothing to split
 }
+
+TEST_CASE("a rank bound to one CPU on a host with more CPUs than ranks is warned about") {
+  // mpirun -n 2 on a 2 x 16-core server: Open MPI binds each rank to one core.
+  const auto warning = cputrain::single_cpu_binding_warning(1, 32, 2);
+  REQUIRE(warning);
+  CHECK(*warning == "bound to 1 CPU by the launcher although the host has 32 CPUs for 2 ranks (Open MPI binds 2 or "
+                    "fewer ranks to one core each): unless that is meant, start mpirun with --bind-to none and each "
+                    "rank takes its NUMA node's CPUs");
+  CHECK(cputrain::single_cpu_binding_warning(1, 8, 1)->find("8 CPUs for 1 rank ") != std::string::npos);
+  // One core per rank is all the host has (mpirun -n 2 on 2 cores, -n 64 on 64): nothing to say.
+  CHECK_FALSE(cputrain::single_cpu_binding_warning(1, 2, 2));
+  CHECK_FALSE(cputrain::single_cpu_binding_warning(1, 64, 64));
+  // More than one CPU, or the host's size unknown: nothing to say.
+  CHECK_FALSE(cputrain::single_cpu_binding_warning(2, 32, 2));
+  CHECK_FALSE(cputrain::single_cpu_binding_warning(16, 32, 2));
+  CHECK_FALSE(cputrain::single_cpu_binding_warning(1, 0, 2));
+}

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "cputrain/core/error.hpp"
 #include "cputrain/dist/mpi_communicator.hpp"
 #include "cputrain/dist/process_layout.hpp"
@@ -81,6 +83,11 @@ inline std::vector<rank_view> exchange_views(mpi_communicator& comm, const rank_
   shared.quota_sharers = placed.local_size;
   layout.threads = plan_threads(layout.nodes, shared);
   layout.warnings = std::move(placed.warnings);
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (auto warning = single_cpu_binding_warning(mine.allowed_cpus.size(), online > 0 ? static_cast<int>(online) : 0,
+                                                placed.local_size)) {
+    layout.warnings.push_back(std::move(*warning));
+  }
   std::size_t hosts = 0;
   for (std::size_t r = 0; r < views.size(); ++r) {
     bool first = true;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <iterator>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -121,6 +122,19 @@ inline std::vector<int> cpu_intersection(std::span<const int> a, std::span<const
                            ": ranks share nodes (one rank per NUMA node is the layout this library is built for)");
   }
   return out;
+}
+
+/// A warning when the launcher bound a rank to a single CPU although its host has more CPUs than ranks on it:
+/// Open MPI's mpirun binds each rank to one core when it starts two or fewer (the `mpirun -n 2` of one rank per
+/// socket), and the library respects a launcher's binding, so such a rank would train on one thread.
+/// `host_cpus`: the host's online CPUs (0: unknown, no warning).
+[[nodiscard]] inline std::optional<std::string> single_cpu_binding_warning(std::size_t allowed_cpus, int host_cpus,
+                                                                           int local_size) {
+  if (allowed_cpus != 1 || host_cpus <= local_size) return std::nullopt;
+  return "bound to 1 CPU by the launcher although the host has " + std::to_string(host_cpus) + " CPUs for " +
+         std::to_string(local_size) + (local_size == 1 ? " rank" : " ranks") +
+         " (Open MPI binds 2 or fewer ranks to one core each): unless that is meant, start mpirun with --bind-to "
+         "none and each rank takes its NUMA node's CPUs";
 }
 
 }  // namespace cputrain
