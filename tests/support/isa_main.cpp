@@ -1,5 +1,7 @@
-// Main for tests built for one instruction set (CPUTRAIN_TEST_ISA): on a CPU without it, say so and exit 77,
-// which CTest reports as skipped, instead of dying of SIGILL.
+// Main for tests built for one instruction set: on a CPU without it, say so and exit 77, which CTest reports as
+// skipped, instead of dying of SIGILL. Compiled once, without any instruction-set flags (it runs before we know the
+// CPU can take them); each test executable names its instruction set in `cputrain_test_isa`, a one-line source
+// that tests/CMakeLists.txt writes for it.
 #define CATCH_CONFIG_CONSOLE_WIDTH 400
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
@@ -22,10 +24,12 @@ bool cpu_has(const char* isa) {
 }
 }  // namespace
 
+extern const char* const cputrain_test_isa;
+
 int main(int argc, char* argv[]) {
-  if (!cpu_has(CPUTRAIN_TEST_ISA)) {
-    std::printf("skipped: this CPU lacks %s; the %s path was compiled but cannot run here\n", CPUTRAIN_TEST_ISA,
-                CPUTRAIN_TEST_ISA);
+  if (!cpu_has(cputrain_test_isa)) {
+    std::printf("skipped: this CPU lacks %s; the %s path was compiled but cannot run here\n", cputrain_test_isa,
+                cputrain_test_isa);
     return 77;
   }
   return Catch::Session().run(argc, argv);
