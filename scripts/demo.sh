@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's first command: installs what is missing, builds run_qa in Release, writes the demo data and trains
+# The README's first command: installs what is missing, builds run_qa in Release (in build/demo), writes the demo data and trains
 # a small BERT on it from scratch, then evaluates it — nothing is downloaded.
 #
 # The data (cputrain-make-demo-data, include/cputrain/data/demo_squad.hpp) is SQuAD v2.0 of made-up facts: train
@@ -12,11 +12,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake --preset release -DCPUTRAIN_BUILD_TESTS=OFF -DCPUTRAIN_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build --preset release --target run_qa cputrain-make-demo-data
+# Its own build tree (the release preset's settings): build/release stays as its user configures it, with tests.
+cmake --preset release -B build/demo -DCPUTRAIN_BUILD_TESTS=OFF -DCPUTRAIN_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build/demo --target run_qa cputrain-make-demo-data
 
 demo=build/demo-qa
-build/release/examples/cputrain-make-demo-data --output_dir "$demo" --train_paragraphs 12000 \
+build/demo/examples/cputrain-make-demo-data --output_dir "$demo" --train_paragraphs 12000 \
   --version_2_with_negative
 
 # One process on this machine: all its cores compute (run_qa's default keeps one core free for a rank's
@@ -26,7 +27,7 @@ threads=()
 
 # The settings: a learning rate far above fine-tuning's (the model starts from nothing), batches of windows of
 # similar length padded to their longest (--group_by_length, --pad_to_max_length false), no checkpoints.
-exec build/release/examples/run_qa \
+exec build/demo/examples/run_qa \
   --config_name "$demo/model" --tokenizer_name "$demo/model" \
   --train_file "$demo/train.json" --validation_file "$demo/dev.json" --version_2_with_negative \
   --do_train --do_eval --output_dir "$demo/output" --overwrite_output_dir \
