@@ -562,3 +562,24 @@ TEST_CASE("training_args: to_json writes every field and from_json reads them ba
   training_args noisy = parse(ws.guide() + std::vector<std::string>{"--use_ipex"});
   CHECK(to_json(noisy) == to_json(parse(ws.guide())));
 }
+
+TEST_CASE("training_args: validate_training checks the loop's values alone, for arguments filled in code",
+          "[train][training_args]") {
+  cputrain::train::training_args args;  // no output_dir, no task, no files: only the loop's values matter here
+  CHECK_NOTHROW(args.validate_training());
+  CHECK_THROWS_AS(args.validate(), usage_error);  // the whole check wants --output_dir and the rest
+
+  auto refused = [](auto change, const char* field) {
+    cputrain::train::training_args a;
+    change(a);
+    INFO(field);
+    CHECK_THROWS_WITH(a.validate_training(), Contains(field));
+  };
+  refused([](auto& a) { a.logging_steps = 0; }, "logging_steps");
+  refused([](auto& a) { a.save_steps = 0; }, "save_steps");
+  refused([](auto& a) { a.per_device_train_batch_size = 0; }, "per_device_train_batch_size");
+  refused([](auto& a) { a.gradient_accumulation_steps = -2; }, "gradient_accumulation_steps");
+  refused([](auto& a) { a.max_steps = 0; }, "max_steps");
+  refused([](auto& a) { a.learning_rate = -1e-3; }, "learning_rate");
+  refused([](auto& a) { a.save_strategy = "sometimes"; }, "save_strategy");
+}

@@ -122,12 +122,13 @@ class qa_trainer {
   using communicator_type = typename Policy::parallel_policy::communicator;
 
   /// A trainer in a world of one process (the policy's communicator must be default-constructible).
+  /// @throws usage_error naming the field when `args` cannot train (training_args::validate_training).
   qa_trainer(model_type& model, const training_args& args, trainer_callbacks callbacks = {})
-      : model_(model), args_(args), callbacks_(std::move(callbacks)), own_comm_(std::make_unique<communicator_type>()),
-        comm_(*own_comm_) {}
+      : model_(model), args_(checked(args)), callbacks_(std::move(callbacks)),
+        own_comm_(std::make_unique<communicator_type>()), comm_(*own_comm_) {}
   /// A trainer whose processes are `comm`'s ranks; every rank constructs one and calls the same members.
   qa_trainer(model_type& model, const training_args& args, communicator_type& comm, trainer_callbacks callbacks = {})
-      : model_(model), args_(args), callbacks_(std::move(callbacks)), comm_(comm) {}
+      : model_(model), args_(checked(args)), callbacks_(std::move(callbacks)), comm_(comm) {}
 
   [[nodiscard]] communicator_type& communicator() noexcept { return comm_; }
   [[nodiscard]] bool is_main_process() const noexcept { return comm_.rank() == 0; }
@@ -420,6 +421,11 @@ class qa_trainer {
   }
 
  private:
+  static const training_args& checked(const training_args& args) {
+    args.validate_training();
+    return args;
+  }
+
   // The checkpoint's data position in this run's batches: the same batch index when the processes and the batch
   // per process are the ones it was written with, else the same number of samples into the epoch.
   [[nodiscard]] std::int64_t resumed_position(const trainer_state& saved, const std::filesystem::path& from) const {

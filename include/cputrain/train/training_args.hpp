@@ -117,6 +117,9 @@ struct training_args {
   /// usage_error naming the flag, its value and the rule, for the first value that cannot run; also checks that
   /// the files and directories named exist.
   void validate() const;
+  /// The part of validate() that concerns the training loop alone (batch sizes, steps, schedule, optimizer,
+  /// logging and saving): no paths, no task flags.
+  void validate_training() const;
 
   /// lr_scheduler_type as the schedule it names (usage_error listing the valid names otherwise).
   [[nodiscard]] optim::schedule_kind lr_schedule_kind() const;
@@ -520,6 +523,54 @@ inline optim::schedule_kind training_args::lr_schedule_kind() const {
   }
 }
 
+/// The values the training loop itself divides by, counts with or steps through: what qa_trainer checks for a
+/// library user who fills training_args by hand (run_qa's parser checks them through validate()).
+inline void training_args::validate_training() const {
+  using detail::bad_flag_value;
+  using detail::check_at_least;
+  using detail::check_not_negative;
+
+  detail::check_one_of("eval_strategy", eval_strategy, {"no", "epoch"},
+                       "cputrain evaluates after training (no) or also after every epoch (epoch)");
+  check_at_least("per_device_train_batch_size", per_device_train_batch_size, 1);
+  check_at_least("per_device_eval_batch_size", per_device_eval_batch_size, 1);
+  check_at_least("gradient_accumulation_steps", gradient_accumulation_steps, 1);
+  check_not_negative("learning_rate", learning_rate);
+  check_not_negative("weight_decay", weight_decay);
+  if (!(adam_beta1 >= 0 && adam_beta1 < 1)) {
+    bad_flag_value("adam_beta1", detail::args_number_text(adam_beta1), "must lie in [0, 1)");
+  }
+  if (!(adam_beta2 >= 0 && adam_beta2 < 1)) {
+    bad_flag_value("adam_beta2", detail::args_number_text(adam_beta2), "must lie in [0, 1)");
+  }
+  check_not_negative("adam_epsilon", adam_epsilon);
+  check_not_negative("max_grad_norm", max_grad_norm);
+  // Hugging Face reads any max_steps <= 0 as "train for num_train_epochs"; only -1 says so on purpose, and a 0
+  // meant as "no training" would silently train three epochs.
+  if (max_steps == 0 || max_steps < -1) {
+    bad_flag_value("max_steps", std::to_string(max_steps),
+                   "must be a positive number of optimizer steps, or -1 to train for --num_train_epochs");
+  }
+  check_not_negative("num_train_epochs", num_train_epochs);
+  if (max_steps < 0 && !(num_train_epochs > 0)) {
+    bad_flag_value("num_train_epochs", detail::args_number_text(num_train_epochs),
+                   "must be > 0 unless --max_steps is set");
+  }
+  (void)lr_schedule_kind();
+  if (!(warmup_ratio >= 0 && warmup_ratio <= 1)) {
+    bad_flag_value("warmup_ratio", detail::args_number_text(warmup_ratio), "must lie in [0, 1]");
+  }
+  check_at_least("warmup_steps", warmup_steps, 0);
+  check_at_least("logging_steps", logging_steps, 1);
+  detail::check_one_of("save_strategy", save_strategy, {"steps", "epoch", "no"},
+                       "cputrain saves every --save_steps (steps), after every epoch (epoch) or never (no)");
+  check_at_least("save_steps", save_steps, 1);
+  check_at_least("save_total_limit", save_total_limit, 1);
+  check_at_least("seed", seed, 0);  // numpy's and torch's seeds are unsigned
+  check_at_least("threads", threads, 1);
+  check_not_negative("termination_grace_period", termination_grace_period);
+}
+
 inline void training_args::validate() const {
   using detail::bad_flag_value;
   using detail::check_at_least;
@@ -563,46 +614,7 @@ inline void training_args::validate() const {
   check_at_least("max_answer_length", max_answer_length, 1);
   check_at_least("preprocessing_num_workers", preprocessing_num_workers, 1);
 
-  // Training.
-  detail::check_one_of("eval_strategy", eval_strategy, {"no", "epoch"},
-                       "cputrain evaluates after training (no) or also after every epoch (epoch)");
-  check_at_least("per_device_train_batch_size", per_device_train_batch_size, 1);
-  check_at_least("per_device_eval_batch_size", per_device_eval_batch_size, 1);
-  check_at_least("gradient_accumulation_steps", gradient_accumulation_steps, 1);
-  check_not_negative("learning_rate", learning_rate);
-  check_not_negative("weight_decay", weight_decay);
-  if (!(adam_beta1 >= 0 && adam_beta1 < 1)) {
-    bad_flag_value("adam_beta1", detail::args_number_text(adam_beta1), "must lie in [0, 1)");
-  }
-  if (!(adam_beta2 >= 0 && adam_beta2 < 1)) {
-    bad_flag_value("adam_beta2", detail::args_number_text(adam_beta2), "must lie in [0, 1)");
-  }
-  check_not_negative("adam_epsilon", adam_epsilon);
-  check_not_negative("max_grad_norm", max_grad_norm);
-  // Hugging Face reads any max_steps <= 0 as "train for num_train_epochs"; only -1 says so on purpose, and a 0
-  // meant as "no training" would silently train three epochs.
-  if (max_steps == 0 || max_steps < -1) {
-    bad_flag_value("max_steps", std::to_string(max_steps),
-                   "must be a positive number of optimizer steps, or -1 to train for --num_train_epochs");
-  }
-  check_not_negative("num_train_epochs", num_train_epochs);
-  if (max_steps < 0 && !(num_train_epochs > 0)) {
-    bad_flag_value("num_train_epochs", detail::args_number_text(num_train_epochs),
-                   "must be > 0 unless --max_steps is set");
-  }
-  (void)lr_schedule_kind();
-  if (!(warmup_ratio >= 0 && warmup_ratio <= 1)) {
-    bad_flag_value("warmup_ratio", detail::args_number_text(warmup_ratio), "must lie in [0, 1]");
-  }
-  check_at_least("warmup_steps", warmup_steps, 0);
-  check_at_least("logging_steps", logging_steps, 1);
-  detail::check_one_of("save_strategy", save_strategy, {"steps", "epoch", "no"},
-                       "cputrain saves every --save_steps (steps), after every epoch (epoch) or never (no)");
-  check_at_least("save_steps", save_steps, 1);
-  check_at_least("save_total_limit", save_total_limit, 1);
-  check_at_least("seed", seed, 0);  // numpy's and torch's seeds are unsigned
-  check_at_least("threads", threads, 1);
-  check_not_negative("termination_grace_period", termination_grace_period);
+  validate_training();
 
   // Which files each task needs, then that every path given exists.
   if (do_train && !train_file) throw usage_error("--do_train needs --train_file (a local SQuAD JSON file)");
