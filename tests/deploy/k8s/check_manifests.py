@@ -41,6 +41,11 @@ NODE_ANNOTATIONS = ("sockets", "cores-per-socket", "threads-per-core", "memory")
 # mpirun options that fix the number of ranks: the operator's hostfile gives one rank per slot.
 RANK_COUNT_OPTIONS = {"-n", "-np", "--np", "--n", "-c", "-N", "--npernode", "-npernode", "--npersocket",
                       "-npersocket"}
+# Seconds left, between a save judged to fit in --termination_grace_period and mpirun's SIGTERM, for the step
+# the ranks are in when their SIGTERM comes.
+STEP_ROOM = 30
+# The ranks' process name (the image's bin/run_qa execs libexec/cputrain/<level>/run_qa).
+RANK_PROCESS = "run_qa"
 # run_qa flags that name files or directories: the ranks run on the workers, which see the volume only.
 PATH_FLAGS = ("--model_name_or_path", "--config_name", "--tokenizer_name", "--train_file", "--validation_file",
               "--test_file", "--output_dir")
@@ -338,6 +343,7 @@ class Checker:
         worker_mounts = self.check_pod(here, "Worker", worker_spec)
         worker = worker_spec["containers"][0]
         self.check_worker(here, doc, worker, worker_mounts)
+        self.check_worker_sigterm(here, worker)
         self.check_launcher(here, launcher_spec, worker_spec, worker_mounts)
 
     def check_worker(self, here, doc, worker, mounts):
@@ -396,6 +402,18 @@ class Checker:
                 self.error(here_w, f"{SHM} sizeLimit {shm['sizeLimit']} is not below the memory limit "
                                    f"{limits['memory']} it counts against")
 
+    def check_worker_sigterm(self, here, worker):
+        """The worker's entrypoint passes the pod's SIGTERM to its ranks: mpirun passes it on only after
+        odls_base_sigkill_timeout, and never when only that worker is stopped. Its behaviour is tested by
+        entrypoints_test.py; this holds every manifest to doing it at all."""
+        script = "\n".join((worker.get("command") or []) + (worker.get("args") or []))
+        sends = re.search(r"(^|[\s;|&(])kill\s+(-TERM|-s\s+TERM|-15)\b", script)
+        if not sends or not re.search(rf"\b{RANK_PROCESS}\b", script):
+            self.error(f"{here} Worker", f"the worker's command does not send SIGTERM to its {RANK_PROCESS} "
+                                         f"processes: mpirun passes the pod's SIGTERM on only after "
+                                         f"OMPI_MCA_odls_base_sigkill_timeout, and not at all when one worker is "
+                                         f"stopped alone")
+
     def check_launcher(self, here, launcher_spec, worker_spec, worker_mounts):
         here_l = f"{here} Launcher"
         c = launcher_spec["containers"][0]
@@ -448,32 +466,42 @@ class Checker:
             self.error(here_l, f"run_qa --save_total_limit {limit}: keep a bounded number of checkpoints on the "
                                f"volume")
 
-        # SIGTERM: run_qa's grace < mpirun's SIGKILL delay < the pods' grace period.
+        # SIGTERM. Open MPI 4.1's mpirun, on SIGTERM, sends the ranks SIGCONT at once, SIGTERM T s later and SIGKILL
+        # 2T s later (T = odls_base_sigkill_timeout, default 1), then exits. The workers' entrypoints signal the
+        # ranks at t = 0 (check_worker_sigterm), so mpirun's SIGTERM at T is a second one, which ends a rank at
+        # once: a step in flight plus a save judged to fit in --termination_grace_period must end before T. A
+        # launcher stopped alone gets the ranks their SIGTERM at T, with the same room before 2T. The kubelet's
+        # kill comes after 2T, when mpirun has ended.
         grace = flags.get("--termination_grace_period")
         try:
             grace = float(grace)
         except (TypeError, ValueError):
-            self.error(here_l, f"run_qa --termination_grace_period {grace}: set it, below mpirun's "
-                               f"odls_base_sigkill_timeout")
+            self.error(here_l, f"run_qa --termination_grace_period {grace}: set it, at least {STEP_ROOM} s below "
+                               f"mpirun's odls_base_sigkill_timeout")
             grace = None
         env = {e["name"]: e.get("value") for e in c.get("env") or []}
         kill = env.get("OMPI_MCA_odls_base_sigkill_timeout")
         if kill is None or not kill.isdigit():
-            self.error(here_l, f"env OMPI_MCA_odls_base_sigkill_timeout {kill}: mpirun kills the ranks 1 s after "
-                               f"forwarding SIGTERM by default, before they can write a checkpoint")
+            self.error(here_l, f"env OMPI_MCA_odls_base_sigkill_timeout {kill}: on SIGTERM mpirun sends the ranks "
+                               f"SIGTERM after this many seconds and SIGKILL after twice as many; with Open MPI's "
+                               f"default of 1 the ranks get a second SIGTERM (which ends them) 1 s after their "
+                               f"worker's, before they can write a checkpoint")
             kill = None
         else:
             kill = int(kill)
+        if grace is not None and kill is not None and grace + STEP_ROOM > kill:
+            self.error(here_l, f"--termination_grace_period {flags['--termination_grace_period']} + {STEP_ROOM} s "
+                               f"for the step in flight exceeds OMPI_MCA_odls_base_sigkill_timeout {kill}: mpirun's "
+                               f"SIGTERM at {kill} s, the ranks' second one (the first comes from their worker), "
+                               f"would end them while they write the checkpoint")
         for role, spec in (("Launcher", launcher_spec), ("Worker", worker_spec)):
             pod_grace = spec.get("terminationGracePeriodSeconds", 30)
-            if kill is not None and pod_grace <= kill:
-                self.error(f"{here} {role}", f"terminationGracePeriodSeconds {pod_grace} is not above "
-                                             f"OMPI_MCA_odls_base_sigkill_timeout {kill}: the pod would be killed "
-                                             f"before mpirun lets the ranks finish their checkpoint")
-        if grace is not None and kill is not None and grace >= kill:
-            self.error(here_l, f"--termination_grace_period {flags['--termination_grace_period']} is not below "
-                               f"OMPI_MCA_odls_base_sigkill_timeout {kill}: mpirun would kill the ranks while "
-                               f"they write the checkpoint")
+            if kill is not None and pod_grace <= 2 * kill:
+                self.error(f"{here} {role}", f"terminationGracePeriodSeconds {pod_grace} is not above 2 x "
+                                             f"OMPI_MCA_odls_base_sigkill_timeout {kill}: mpirun sends the ranks "
+                                             f"SIGTERM at {kill} s and SIGKILL at {2 * kill} s; the kubelet must kill "
+                                             f"the pod after that (a launcher stopped alone: its ranks save after "
+                                             f"{kill} s)")
 
 
 def main():

@@ -1,9 +1,13 @@
 #!/usr/bin/python3
 """Runs the two shell scripts of deploy/k8s/base/mpijob.yaml (the launcher's and the workers' PID 1) with
-stand-ins for sshd, ssh and Open MPI's daemon, as the container would run them (/bin/sh -c SCRIPT NAME ARGS...):
+stand-ins for sshd, ssh, Open MPI's daemon and the ranks, as the container would run them (/bin/sh -c SCRIPT NAME
+ARGS...):
 
-    worker-term-waits   SIGTERM while an MPI daemon runs: sshd stays up until the daemon has exited, then exit 0
-    worker-term-idle    SIGTERM with no MPI daemon: exit 0 at once, sshd stopped
+    worker-term-waits   SIGTERM while an MPI daemon and a rank run: the rank gets one SIGTERM at once; sshd stays
+                        up until the daemon has exited, then exit 0
+    worker-term-ranks   two ranks, the pod's SIGTERM sent twice: each rank gets exactly one SIGTERM, at once, and
+                        none before; sshd stays up until the ranks (which outlive the daemon) have exited
+    worker-term-idle    SIGTERM with no MPI daemon and no rank: exit 0 at once, sshd stopped
     worker-sshd-exits   sshd ends by itself: the container ends with its status (restartPolicy restarts it)
     launcher-waits      mpirun ("$@") starts only once every hostfile host answers ssh
     launcher-term       SIGTERM while waiting for a worker: exit 143 at once
@@ -114,22 +118,74 @@ class Case:
         threading.Thread(target=process.wait, daemon=True).start()
         return name, process
 
+    def rank_name(self):
+        """A process name unique to this test, standing in for run_qa (never a real rank running here)."""
+        return f"ctrunqa{os.getpid() % 100000}"
 
-def worker(case, daemon_seconds):
+    def rank(self, index, save_seconds):
+        """A stand-in rank: a script named rank_name() (its process name) that writes a line to rank.INDEX for
+        each SIGTERM it gets and ends save_seconds after the first (a step and a checkpoint)."""
+        exe = self.path(self.rank_name())
+        if not os.path.exists(exe):
+            with open(exe, "w") as f:
+                f.write('#!/bin/sh\n'
+                        'log=$1\n'
+                        'trap \'echo SIGTERM >>"$log"; term=1\' TERM\n'
+                        ': >"$log"\n'
+                        'term=\n'
+                        'while [ -z "$term" ]; do sleep 0.05; done\n'
+                        'sleep "$2"\n'
+                        'exit 143\n')
+            os.chmod(exe, 0o755)
+        log = self.path(f"rank.{index}")
+        process = self.start([exe, log, str(save_seconds)])
+        threading.Thread(target=process.wait, daemon=True).start()
+        wait_for(lambda: os.path.exists(log), 5, f"stand-in rank {index}")
+        return log, process
+
+    @staticmethod
+    def terms(log):
+        """How many SIGTERMs a stand-in rank has got."""
+        with open(log, encoding="utf-8") as f:
+            return sum(1 for line in f if line.strip() == "SIGTERM")
+
+
+def worker(case, daemon_seconds, rank_saves=(), signals=1):
+    """The worker script with a stand-in MPI daemon that ends after daemon_seconds (none if 0) and one stand-in
+    rank per entry of rank_saves (the seconds it runs after its first SIGTERM), sent the pod's SIGTERM `signals`
+    times, 0.3 s apart. Returns the script, sshd's pid, the daemon, [(log, process)] of the ranks and the time
+    of the first SIGTERM."""
     name, daemon = case.daemon(daemon_seconds) if daemon_seconds else ("ctorted-none", None)
+    ranks = [case.rank(i, save) for i, save in enumerate(rank_saves)]
     text = substitute(script("Worker"), "daemon=orted", f"daemon={name}")
+    text = substitute(text, "ranks=run_qa", f"ranks={case.rank_name()}")
     shell = case.start(["/bin/sh", "-c", text, "worker"] + case.fake_sshd())
     sshd = case.sshd_pid()
     time.sleep(0.3)  # the trap is set right after sshd starts
     assert shell.poll() is None, f"the worker script ended by itself: {case.finish(shell, 1)}"
+    for log, _ in ranks:
+        assert case.terms(log) == 0, "a rank got SIGTERM before the pod did"
     started = time.monotonic()
-    shell.send_signal(signal.SIGTERM)
-    return shell, sshd, daemon, started
+    for i in range(signals):
+        if i:
+            time.sleep(0.3)
+        shell.send_signal(signal.SIGTERM)
+    return shell, sshd, daemon, ranks, started
+
+
+def check_one_sigterm_each(case, ranks, started):
+    """Every stand-in rank got its SIGTERM within a second of the pod's, and only one."""
+    wait_for(lambda: all(case.terms(log) >= 1 for log, _ in ranks), 1.0 + (time.monotonic() - started),
+             "every rank's SIGTERM (due at once)")
+    took = time.monotonic() - started
+    assert took < 1.5, f"the ranks got their SIGTERM {took:.1f} s after the pod's"
 
 
 def case_worker_term_waits(case):
-    shell, sshd, daemon, started = worker(case, 3)
-    time.sleep(1.5)
+    shell, sshd, daemon, ranks, started = worker(case, 3, rank_saves=[1])
+    check_one_sigterm_each(case, ranks, started)
+    time.sleep(max(0.0, started + 1.5 - time.monotonic()))
+    assert ranks[0][1].poll() is not None, "the stand-in rank still runs 1.5 s after its SIGTERM"
     assert shell.poll() is None, "the worker script ended while the MPI daemon still ran"
     assert alive(sshd), "sshd was stopped while the MPI daemon still ran"
     out = case.finish(shell, 10)
@@ -137,11 +193,31 @@ def case_worker_term_waits(case):
     assert daemon.poll() is not None, "the worker script ended before the MPI daemon"
     assert shell.returncode == 0, f"exit status {shell.returncode}, expected 0: {out}"
     assert not alive(sshd), "sshd still runs after the worker script ended"
-    print(f"SIGTERM: waited {took:.1f} s for the MPI daemon to end, then stopped sshd and exited 0")
+    n = case.terms(ranks[0][0])
+    assert n == 1, f"the rank got {n} SIGTERMs, expected exactly 1 (a second one ends a rank at once)"
+    print(f"SIGTERM: the rank got one SIGTERM at once; waited {took:.1f} s for the MPI daemon to end, then "
+          f"stopped sshd and exited 0")
+
+
+def case_worker_term_ranks(case):
+    shell, sshd, _, ranks, started = worker(case, 1, rank_saves=[2.5, 3], signals=2)
+    check_one_sigterm_each(case, ranks, started)
+    time.sleep(max(0.0, started + 2 - time.monotonic()))
+    assert shell.poll() is None, "the worker script ended while the ranks still ran"
+    assert alive(sshd), "sshd was stopped while the ranks still ran"
+    out = case.finish(shell, 10)
+    took = time.monotonic() - started
+    assert all(p.poll() is not None for _, p in ranks), "the worker script ended before the ranks"
+    assert shell.returncode == 0, f"exit status {shell.returncode}, expected 0: {out}"
+    assert not alive(sshd), "sshd still runs after the worker script ended"
+    counts = [case.terms(log) for log, _ in ranks]
+    assert counts == [1, 1], f"the ranks got {counts} SIGTERMs, expected exactly 1 each (the pod got 2)"
+    print(f"SIGTERM twice: each of 2 ranks got exactly one SIGTERM, at once; waited {took:.1f} s for them to end, "
+          f"then stopped sshd and exited 0")
 
 
 def case_worker_term_idle(case):
-    shell, sshd, _, started = worker(case, 0)
+    shell, sshd, _, _, started = worker(case, 0)
     out = case.finish(shell, 5)
     took = time.monotonic() - started
     assert shell.returncode == 0, f"exit status {shell.returncode}, expected 0: {out}"
