@@ -1,6 +1,7 @@
 // cputrain-bench-allreduce: what averaging gradients over MPI costs, and how much of it the gradient reducer hides
 // behind backward. Run it under mpirun:
 //   mpirun -n 2 cputrain-bench-allreduce [--sizes 4,25,100,bert] [--repeats 5] [--bucket-mb 25] [--compute-ratio 1]
+//                                        [--json FILE]
 // The buffer of each size is the last N MB of BERT-base's (uncased, question answering: 108.9 M parameters,
 // 435.6 MB) gradient buffer, with its real tensor boundaries (the first tensor cut to fit); "bert" is all of it.
 // For each size, side by side in one run:
@@ -15,11 +16,14 @@
 // finish()), it reports the communication time, the part finish() still waited for (exposed), the fraction
 // hidden (1 - exposed / communication) and the step's speed-up (sizes of one bucket have nothing to overlap).
 // Every time is the median over repeats of the slowest rank's time (ranks start each repeat together).
+// --json FILE: rank 0 also writes both tables' figures (seconds, unrounded) to FILE, for the plots
+// (benchmarks/plots/collect.sh).
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -28,6 +32,7 @@
 
 #include <boost/program_options.hpp>
 #include <mpi.h>
+#include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/dist/gradient_reducer.hpp"
@@ -113,6 +118,7 @@ struct settings {
   int repeats = 5;
   double bucket_mb = 25;
   double compute_ratio = 1.0;
+  std::string json;  // file for the figures as JSON (rank 0); empty: none
 };
 
 struct simulated {
@@ -140,7 +146,8 @@ int run(dist::mpi_environment& mpi, int argc, char** argv) {
       "repeats", po::value(&s.repeats)->default_value(s.repeats), "timed repeats of each case (median kept)")(
       "bucket-mb", po::value(&s.bucket_mb)->default_value(s.bucket_mb), "reducer bucket size in MiB")(
       "compute-ratio", po::value(&s.compute_ratio)->default_value(s.compute_ratio),
-      "simulated backward compute, as a multiple of the reducer's time without overlap");
+      "simulated backward compute, as a multiple of the reducer's time without overlap")(
+      "json", po::value(&s.json), "also write the figures as JSON to this file (rank 0)");
   try {
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, options), vm);
@@ -185,6 +192,8 @@ int run(dist::mpi_environment& mpi, int argc, char** argv) {
     table << "| MB | tensors | buckets | raw MPI_Allreduce ms (GB/s) | all_reduce_sum, 8 MiB pieces ms (GB/s) | "
              "vs raw | reducer, overlap ms (GB/s) | vs raw | reducer, no overlap ms (GB/s) | vs raw |\n"
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    nlohmann::ordered_json json_sizes = nlohmann::ordered_json::array();
+    nlohmann::ordered_json json_simulated = nlohmann::ordered_json::array();
     overlap_table << "| MB | compute | compute ms | communication ms | exposed ms | hidden | step ms | "
                      "no-overlap step ms | speed-up |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
 
@@ -243,6 +252,13 @@ int run(dist::mpi_environment& mpi, int argc, char** argv) {
             << fmt(t_on * 1e3, 1) << " ("
             << fmt(bytes / t_on / 1e9, 2) << ") | " << fmt(t_on / t_raw, 2) << "x | " << fmt(t_off * 1e3, 1) << " ("
             << fmt(bytes / t_off / 1e9, 2) << ") | " << fmt(t_off / t_raw, 2) << "x |\n";
+      json_sizes.push_back({{"megabytes", megabytes},
+                            {"tensors", l.offsets.size()},
+                            {"buckets", with.bucket_count()},
+                            {"raw_seconds", t_raw},
+                            {"all_reduce_sum_seconds", t_pieces},
+                            {"reducer_overlap_seconds", t_on},
+                            {"reducer_no_overlap_seconds", t_off}});
 
       // Simulated backward. Each bucket's share of the compute comes before its ready_from.
       const double compute = s.compute_ratio * t_off;
@@ -280,6 +296,14 @@ int run(dist::mpi_environment& mpi, int argc, char** argv) {
                       << fmt(median(exposed) * 1e3, 1) << " | " << fmt(median(hidden) * 100, 0) << " % | "
                       << fmt(median(step) * 1e3, 1) << " | " << fmt(median(baseline) * 1e3, 1) << " | "
                       << fmt(median(baseline) / median(step), 2) << "x |\n";
+        json_simulated.push_back({{"megabytes", megabytes},
+                                  {"compute", spin ? "spin" : "sleep"},
+                                  {"compute_seconds", compute},
+                                  {"communication_seconds", median(comm_s)},
+                                  {"exposed_seconds", median(exposed)},
+                                  {"hidden", median(hidden)},
+                                  {"step_seconds", median(step)},
+                                  {"no_overlap_step_seconds", median(baseline)}});
       }
       if (root) std::fprintf(stderr, "done: %.1f MB\n", megabytes);
     }
@@ -287,6 +311,20 @@ int run(dist::mpi_environment& mpi, int argc, char** argv) {
       std::cout << "Gradient averaging (all buckets ready at once):\n\n" << table.str() << "\n"
                 << "Simulated backward (compute spread over the buckets, ready_from after each):\n\n"
                 << overlap_table.str() << std::flush;
+      if (!s.json.empty()) {
+        const nlohmann::ordered_json out = {
+            {"ranks", comm.size()},
+            {"ranks_on_this_machine", comm.local_size()},
+            {"mpi_thread_level", dist::mpi_thread_level_name(mpi.provided_level())},
+            {"repeats", s.repeats},
+            {"bucket_mib", s.bucket_mb},
+            {"compute_ratio", s.compute_ratio},
+            {"sizes", json_sizes},
+            {"simulated_backward", json_simulated}};
+        std::ofstream file(s.json);
+        file << out.dump(2) << "\n";
+        if (!file) throw ct::error("cannot write " + s.json);
+      }
     }
     return 0;
   } catch (const ct::usage_error& e) {

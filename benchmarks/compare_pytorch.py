@@ -4,7 +4,11 @@ configurations, in one run, alternating the two (rounds x configurations), so bo
 Prints a Markdown table of the best-of-rounds samples/s, GFLOP/s, peak RSS and the ratios.
 
   /usr/bin/python3 benchmarks/compare_pytorch.py --bench build/release/benchmarks/cputrain-bench-step \\
-      --threads 2 --rounds 3 [--configs base-2,mini,tiny] [--precisions fp32,bf16] [--torch-bf16-configs tiny]
+      --threads 2 --rounds 3 [--configs base-2,mini,tiny] [--precisions fp32,bf16] [--torch-bf16-configs tiny] \\
+      [--json FILE]
+
+--json FILE also writes every run's result and the best of each (config, precision, implementation) as JSON, for
+the plots (benchmarks/plots/collect.sh).
 
 PyTorch runs with OpenBLAS' OpenMP build (libopenblas0-openmp; its reference-BLAS default is 20x slower and no
 fair peer), selected through LD_LIBRARY_PATH.
@@ -45,6 +49,7 @@ def main():
     ap.add_argument("--precisions", default="fp32,bf16")
     ap.add_argument("--torch-bf16-configs", default="tiny",
                     help="PyTorch's CPU autocast is 12-30x slower than its fp32 here: limit where it runs")
+    ap.add_argument("--json", help="also write all results as JSON to this file")
     a = ap.parse_args()
     torch_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytorch_step.py")
     env = dict(os.environ)
@@ -54,6 +59,7 @@ def main():
     precisions = a.precisions.split(",")
     torch_bf16 = set(a.torch_bf16_configs.split(",")) if a.torch_bf16_configs else set()
     best = {}
+    runs = []
     for r in range(a.rounds):
         for config in configs:
             for precision in precisions:
@@ -66,6 +72,8 @@ def main():
                 for name, cmd, e in jobs:
                     result = run(cmd, e)
                     key = (config, precision, name)
+                    runs.append(dict(round=r, config=config, precision=precision, implementation=name,
+                                     result=result))
                     if key not in best or result["samples_per_s"] > best[key]["samples_per_s"]:
                         best[key] = result
                     print(f"round {r} {config} {precision} {name}: {result['samples_per_s']:.2f} samples/s",
@@ -85,6 +93,13 @@ def main():
             print(f"{ours['gflops']:.1f} ({100 * ours['peak_fraction']:.0f}%) | {ours['peak_rss_mib']:.0f} / "
                   f"{theirs['peak_rss_mib']:.0f} | {rss} |" if theirs else
                   f"{ours['gflops']:.1f} ({100 * ours['peak_fraction']:.0f}%) | {ours['peak_rss_mib']:.0f} / - | - |")
+    if a.json:
+        best_list = [dict(config=c, precision=p, implementation=n, result=best[(c, p, n)])
+                     for c in configs for p in precisions for n in ("cputrain", "pytorch") if (c, p, n) in best]
+        with open(a.json, "w") as f:
+            json.dump(dict(threads=a.threads, rounds=a.rounds, steps=a.steps, configs={c: CONFIGS[c] for c in configs},
+                           best=best_list, runs=runs), f, indent=2)
+            f.write("\n")
     for config in configs:
         if "fp32" in precisions and "bf16" in precisions:
             f32 = best[(config, "fp32", "cputrain")]
