@@ -10,7 +10,7 @@
 // summed since the last log. A run resumed from a checkpoint therefore ends with bit-identical weights to one that
 // never stopped (same thread count): the data order comes from (seed, epoch), dropout from (seed, micro-step).
 // A NaN or infinite loss or gradient norm stops training with a training_error naming the step, before any
-// weight is touched by it.
+// weight is touched by it — on every rank together, when it shows on one.
 //
 // predict(): start and end logits of every feature, in rows of max_seq_length (-100 past a batch's padded
 // length, as Hugging Face fills them), ready for data::postprocess_qa_predictions.
@@ -33,6 +33,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +72,11 @@ struct trainer_callbacks {
   std::function<void(const trainer_state&)> on_step_end;             // after every optimizer step
   std::function<void(const std::filesystem::path&)> on_save;         // after a checkpoint is in place
   std::function<void(const std::filesystem::path&)> save_tokenizer;  // writes vocab.txt etc. into a directory
+  // Once per optimizer step, on every rank, with the step's finished gradients (accumulated and, with several
+  // ranks, averaged) and the step about to be taken (1-based), before clipping and the finiteness check: to
+  // inspect or change them (gradient noise, a custom clip, injecting a fault in a test). Whatever it leaves there
+  // is checked like a computed gradient.
+  std::function<void(std::span<float> grads, std::int64_t step)> on_gradients;
 };
 
 /// What train() reports, under Hugging Face's train_results.json names.
@@ -295,11 +301,18 @@ class qa_trainer {
                                  "): the loss averaged over the ranks is " + std::to_string(step_loss) +
                                  "; no weights were changed by this step" + last_saved_hint());
         }
+        if (callbacks_.on_gradients) callbacks_.on_gradients(model_.grads(), state.global_step + 1);
         grad_norm = args_.max_grad_norm > 0 ? optim::clip_grad_norm(model_.grads(), static_cast<float>(args_.max_grad_norm))
                                             : optim::global_norm(model_.grads());
-        if (!std::isfinite(grad_norm))
+        // Averaged gradients are the same on every rank, so their norms agree — unless something changed one
+        // rank's copy (a hook, a faulty memory): the ranks agree on the verdict, so that none of them steps on
+        // while another stops and leaves it waiting in the next collective.
+        std::int64_t non_finite = std::isfinite(grad_norm) ? 0 : 1;
+        if (world() > 1) non_finite = comm_.all_reduce_max(non_finite);
+        if (non_finite != 0)
           throw training_error("training stopped at step " + std::to_string(state.global_step + 1) +
-                               ": the gradient norm is " + std::to_string(grad_norm) +
+                               ": the gradient norm is " +
+                               (std::isfinite(grad_norm) ? "not finite on another rank" : std::to_string(grad_norm)) +
                                "; no weights were changed by this step" + last_saved_hint());
         optimizer.step(model_.params(), model_.grads(), schedule.lr(state.global_step));
         model_.parameters_changed();
