@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages cputrain needs, only those missing (idempotent), as root or through sudo.
 #   scripts/install-deps.sh            what building and running the library and its programs needs
-#   scripts/install-deps.sh --test     plus what the test suite needs (Catch2, Clang, Google Benchmark, ip and pgrep
-#                                      for the multi-node and fault tests, the allocators the image preloads, and
-#                                      the deployment checks' linters: yamllint, jsonschema, npm for the
-#                                      Dockerfile linter, gnuplot for the plots)
+#   scripts/install-deps.sh --test     plus what the test suite needs (Catch2, Clang with its libFuzzer and
+#                                      sanitizer runtimes, Google Benchmark, ip and pgrep for the multi-node and
+#                                      fault tests, the allocators the image preloads, and the deployment checks'
+#                                      linters: yamllint, jsonschema, npm for the Dockerfile linter, gnuplot for
+#                                      the plots)
 set -euo pipefail
 
 packages=(
@@ -14,8 +15,8 @@ packages=(
 )
 case "${1:-}" in
   --test)
-    packages+=(catch2 clang libbenchmark-dev git python3 iproute2 procps libjemalloc2 libtcmalloc-minimal4
-               yamllint python3-yaml python3-jsonschema gnuplot-nox)
+    packages+=(catch2 clang libclang-rt-14-dev libbenchmark-dev git python3 iproute2 procps libjemalloc2
+               libtcmalloc-minimal4 yamllint python3-yaml python3-jsonschema gnuplot-nox)
     # npm may come with a Node.js from elsewhere (it is not a Debian package then): only Debian's when none is here.
     command -v npm >/dev/null || packages+=(npm)
     ;;

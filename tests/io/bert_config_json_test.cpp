@@ -252,3 +252,40 @@ TEST_CASE("unreadable files and non-JSON throw io_error naming the file") {
   CHECK_THAT(read_error(dir, std::string("{}") + '\0' + R"({"hidden_size": "x"})"), Contains("NUL"));
   CHECK_THAT(read_error(dir, "[768]"), Contains("config.json") && Contains("not a JSON object"));
 }
+
+TEST_CASE("zero or negative sizes and heads that do not divide hidden_size are refused naming the file and field") {
+  // Each would size a tensor negatively (a huge allocation after the cast) or divide by zero in head_dim(): the
+  // reader must stop at config.json, before any model is built.
+  temp_dir dir;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"vocab_size": -30522})", "vocab_size = -30522"},
+      {R"({"vocab_size": 0})", "vocab_size = 0"},
+      {R"({"num_hidden_layers": -2})", "num_hidden_layers = -2"},
+      {R"({"num_attention_heads": -12})", "num_attention_heads = -12"},
+      {R"({"intermediate_size": -3072})", "intermediate_size = -3072"},
+      {R"({"max_position_embeddings": -512})", "max_position_embeddings = -512"},
+      {R"({"max_position_embeddings": 0})", "max_position_embeddings = 0"},
+      {R"({"type_vocab_size": -2})", "type_vocab_size = -2"},
+      {R"({"hidden_size": 64, "num_attention_heads": 0})", "num_attention_heads = 0"},
+      {R"({"hidden_size": 64, "num_attention_heads": 3})", "hidden_size = 64 is not divisible by num_attention_heads = 3"},
+  };
+  for (const auto& [text, says] : cases) {
+    INFO(text);
+    CHECK_THAT(read_error(dir, text), Contains("config.json") && Contains(says));
+  }
+}
+
+TEST_CASE("a config.json nested a million levels deep is refused naming the file, not a stack overflow") {
+  // Found by the fuzz target tests/fuzz/bert_config_json_fuzz.cpp (reproducer tests/fuzz/regressions/
+  // bert_config_json/deep_nesting.json): nlohmann parses any depth, but the message for a value of the wrong type
+  // printed it, recursing once per level until the stack ran out.
+  temp_dir dir;
+  const std::size_t depth = 1'000'000;
+  const std::string deep = std::string(depth, '[') + std::string(depth, ']');
+  for (const std::string& text : {R"({"hidden_size": )" + deep + "}", R"({"unknown_key": )" + deep + "}", deep}) {
+    CHECK_THAT(read_error(dir, text), Contains("config.json") && Contains("nests deeper than 100 levels"));
+  }
+  // What real files nest, and a little more, still reads.
+  CHECK_THAT(read_error(dir, R"({"hidden_size": [[[[1]]]]})"),
+             Contains("config.json") && Contains("\"hidden_size\" is [[[[1]]]], but must be an integer"));
+}

@@ -50,3 +50,18 @@ TEST_CASE("a vocab.txt path works as well as a directory") {
   write(dir.path() / "vocab.txt", vocab);
   CHECK(load_bert_tokenizer(dir.path() / "vocab.txt").encode("hello").ids == std::vector<std::int32_t>{5});
 }
+
+TEST_CASE("a tokenizer_config.json nested a million levels deep is refused naming the file, not a stack overflow") {
+  // Found by the fuzz target tests/fuzz/load_bert_tokenizer_fuzz.cpp (reproducer tests/fuzz/regressions/
+  // load_bert_tokenizer/deep_nesting.json): the message for a switch that is not a boolean printed the value,
+  // recursing once per level until the stack ran out.
+  cputrain::test::temp_dir dir;
+  const auto file = dir.path() / "tokenizer_config.json";
+  const std::size_t depth = 1'000'000;
+  write(file, R"({"do_lower_case": )" + std::string(depth, '[') + std::string(depth, ']') + "}");
+  CHECK_THROWS_MATCHES(read_tokenizer_config(file), text_error,
+                       says(file.string() + ": not a tokenizer_config.json: the JSON nests deeper than 100 levels"));
+  write(file, R"({"do_lower_case": [[1]], "added_tokens_decoder": {"0": {"content": "[PAD]"}}})");
+  CHECK_THROWS_MATCHES(read_tokenizer_config(file), text_error,
+                       says("\"do_lower_case\" must be true or false, not [[1]]"));
+}

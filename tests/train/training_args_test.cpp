@@ -583,3 +583,24 @@ TEST_CASE("training_args: validate_training checks the loop's values alone, for 
   refused([](auto& a) { a.learning_rate = -1e-3; }, "learning_rate");
   refused([](auto& a) { a.save_strategy = "sometimes"; }, "save_strategy");
 }
+
+TEST_CASE("training_args: JSON nested a million levels deep is refused naming the file or key, not a stack overflow",
+          "[train][training_args][errors]") {
+  // Found by the fuzz target tests/fuzz/training_args_fuzz.cpp (reproducer tests/fuzz/regressions/training_args/
+  // deep_nesting.json): the message for a value of the wrong type printed it, recursing once per level until the
+  // stack ran out.
+  temp_dir dir{"cputrain-args"};
+  const fs::path file = dir.path() / "args.json";
+  const std::size_t depth = 1'000'000;
+  put(file, R"({"output_dir": )" + std::string(depth, '[') + std::string(depth, ']') + "}");
+  CHECK_THROWS_MATCHES(read_training_args_json(file), usage_error,
+                       says(file.string() + ": not an arguments file: the JSON nests deeper than 100 levels"));
+  // from_json takes JSON its caller parsed, so its messages must not print a deep value either.
+  nlohmann::ordered_json deep = 1;
+  for (std::size_t i = 0; i < depth; ++i) deep = nlohmann::ordered_json::array({std::move(deep)});
+  const nlohmann::ordered_json args = {{"seed", std::move(deep)}};
+  CHECK_THROWS_MATCHES(from_json(args), usage_error,
+                       says("\"seed\" is a list nested more than 20 levels deep, but must be an integer"));
+  CHECK_THROWS_MATCHES(from_json(nlohmann::ordered_json::parse(R"({"seed": [[1]]})")), usage_error,
+                       says("\"seed\" is [[1]], but must be an integer"));
+}

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/json_nesting.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"
 #include "cputrain/io/read_file.hpp"
@@ -57,8 +58,17 @@ class bert_config_reader {
 
   [[noreturn]] void fail(const std::string& problem) const { throw io_error(path_.string() + ": " + problem); }
 
+  /// "\"key\"", appended piece by piece: GCC 12 reports a false -Wrestrict on "\"" + std::string (GCC bug 105651)
+  /// wherever this gets inlined, which -Werror builds turn into an error.
+  static std::string quoted(const char* key) {
+    std::string out(1, '"');
+    out += key;
+    out += '"';
+    return out;
+  }
+
   [[noreturn]] void bad_type(const char* key, const nlohmann::json& value, const char* wanted) const {
-    fail("\"" + std::string(key) + "\" is " + config_value_text(value) + ", but must be " + wanted);
+    fail(quoted(key) + " is " + config_value_text(value) + ", but must be " + wanted);
   }
 
   void read(const char* key, int& field) const {
@@ -106,14 +116,14 @@ class bert_config_reader {
     if (it == json_.end()) return;
     if (!it->is_string()) bad_type(key, *it, "a string");
     if (it->get_ref<const std::string&>() != expected) {
-      fail("\"" + std::string(key) + "\" is " + config_value_text(*it) + ", but " + why);
+      fail(quoted(key) + " is " + config_value_text(*it) + ", but " + why);
     }
   }
 
   void require_not_true(const char* key, const std::string& why) const {
     const auto it = json_.find(key);
     if (it != json_.end() && it->is_boolean() && it->get<bool>()) {
-      fail("\"" + std::string(key) + "\" is true, but " + why);
+      fail(quoted(key) + " is true, but " + why);
     }
   }
 
@@ -133,7 +143,10 @@ class bert_config_reader {
   }
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(text);
+    json = nlohmann::json::parse(text, json_nesting_limit<nlohmann::json>([&] {
+      throw io_error(config_json.string() + ": not a config.json: the JSON nests deeper than " +
+                     std::to_string(json_max_nesting) + " levels");
+    }));
   } catch (const nlohmann::json::exception& e) {
     throw io_error(config_json.string() + ": not valid JSON: " + e.what());
   }

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/core/json_nesting.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/vocabulary.hpp"
@@ -25,7 +26,10 @@ inline bert_tokenizer_options read_tokenizer_config(const std::filesystem::path&
   if (!in) throw text_error(file.string() + ": cannot open: " + std::strerror(errno));
   nlohmann::json config;
   try {
-    config = nlohmann::json::parse(in);
+    config = nlohmann::json::parse(in, json_nesting_limit<nlohmann::json>([&] {
+      throw text_error(file.string() + ": not a tokenizer_config.json: the JSON nests deeper than " +
+                       std::to_string(json_max_nesting) + " levels");
+    }));
   } catch (const nlohmann::json::exception& e) {
     throw text_error(file.string() + ": not valid JSON: " + e.what());
   }

@@ -42,6 +42,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/json_nesting.hpp"
 #include "cputrain/optim/lr_schedule.hpp"
 
 namespace cputrain::train {
@@ -352,7 +353,24 @@ T value_from_text(std::string_view name, const std::string& text) {
 
 // ---- JSON values -> values, with the types Hugging Face's dataclasses declare ----
 
+/// Whether `value` nests arrays or objects more than `levels` deep; recurses at most `levels` times.
+inline bool json_nests_deeper_than(const nlohmann::ordered_json& value, int levels) {
+  if (!value.is_structured()) return false;
+  if (levels == 0) return true;
+  for (const auto& child : value) {
+    if (json_nests_deeper_than(child, levels - 1)) return true;
+  }
+  return false;
+}
+
 inline std::string json_value_text(const nlohmann::ordered_json& value) {
+  // dump() recurses once per level, and from_json takes any caller's JSON: a value nested a million levels deep
+  // must not overflow the stack just to be named in a message.
+  constexpr int max_shown_nesting = 20;
+  if (json_nests_deeper_than(value, max_shown_nesting)) {
+    return std::string(value.is_array() ? "a list" : "an object") + " nested more than " +
+           std::to_string(max_shown_nesting) + " levels deep";
+  }
   std::string s = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   if (s.size() > 80) s = s.substr(0, 77) + "...";
   return s;
@@ -748,7 +766,10 @@ inline std::string read_args_file(const std::filesystem::path& path) {
   }
   nlohmann::ordered_json json;
   try {
-    json = nlohmann::ordered_json::parse(text);
+    json = nlohmann::ordered_json::parse(text, json_nesting_limit<nlohmann::ordered_json>([&] {
+      throw usage_error(path.string() + ": not an arguments file: the JSON nests deeper than " +
+                        std::to_string(json_max_nesting) + " levels");
+    }));
   } catch (const nlohmann::json::exception& e) {
     throw usage_error(path.string() + ": not valid JSON: " + e.what());
   }
