@@ -43,6 +43,8 @@ void say(const std::string& line) {
 
 ct::data::squad_dataset load(const std::optional<std::string>& file, std::optional<int> max_samples, const char* flag) {
   auto data = ct::data::read_squad(*file);
+  // A well-formed file without questions would fail later, in the trainer or the metric, without its name.
+  if (data.examples.empty()) throw ct::data::data_error(std::string(flag) + " " + *file + ": holds no questions");
   if (max_samples && static_cast<std::size_t>(*max_samples) < data.examples.size())
     data.examples.resize(static_cast<std::size_t>(*max_samples));
   say(std::string(flag) + " " + *file + ": " + std::to_string(data.examples.size()) + " questions over " +
@@ -162,10 +164,7 @@ int run_qa(const ct::train::training_args& args, communicator& comm) {
   const auto files = ct::train::find_model_files(args);
   const auto tokenizer = ct::text::load_bert_tokenizer(files.tokenizer);
   const auto config = ct::io::read_bert_config(files.config);
-  if (tokenizer.vocab().size() > static_cast<std::size_t>(config.vocab_size))
-    throw ct::usage_error("the tokenizer's vocabulary (" + std::to_string(tokenizer.vocab().size()) +
-                          " tokens) is larger than the model's vocab_size " + std::to_string(config.vocab_size) + " in " +
-                          files.config.string());
+  ct::train::check_model_fits_tokenizer(files, config, tokenizer);
   auto max_seq_length = static_cast<std::size_t>(args.max_seq_length);
   if (max_seq_length > static_cast<std::size_t>(config.max_position_embeddings)) {
     say("notice: --max_seq_length " + std::to_string(max_seq_length) + " is longer than the model's " +
@@ -191,7 +190,7 @@ int run_qa(const ct::train::training_args& args, communicator& comm) {
   std::optional<fs::path> resume;
   std::string resume_text;
   if (comm.rank() == 0) {
-    fs::create_directories(args.output_dir);
+    ct::train::create_output_dir(args.output_dir);
     lock.emplace(args.output_dir);
     resume = ct::train::prepare_output_dir(args);
     resume_text = resume ? resume->string() : "";

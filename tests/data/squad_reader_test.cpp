@@ -547,3 +547,33 @@ TEST_CASE("conformance: the same questions in the official nested dev-v2.0.json"
     }
   }
 }
+
+TEST_CASE("files with nothing in them: blank, empty, no records, or every JSON Lines record broken") {
+  // Blank and empty files are refused as the broken files they are, under either policy. A well-formed file
+  // without records is an empty dataset (the program decides whether that is enough). JSON Lines whose every
+  // record is broken are refused at line 1, or, skipped, leave an empty dataset that still says why.
+  for (const auto& options : {squad_read_options{}, skip}) {
+    for (const std::string text : {"", " \n\t\r\n", "\xef\xbb\xbf"}) {
+      INFO("[" << text << "]");
+      CHECK_THAT(error_of(text, options, "blank.json"), Contains("blank.json: not valid JSON"));
+    }
+    const squad_dataset none = parse_squad(R"({"version": "v2.0", "data": []})", "none.json", options);
+    CHECK(none.examples.empty());
+    CHECK(none.skipped == 0);
+  }
+  const std::string all_bad = R"({"id": "q1", "question": "Where?"})" "\n" R"({"id": "q2", "context": "x", )" "\n";
+  CHECK(error_of(all_bad, {}, "bad.jsonl") == "bad.jsonl: record \"q1\" (line 1): field \"context\": is missing");
+  const squad_dataset d = parse_squad(all_bad, "bad.jsonl", skip);
+  CHECK(d.examples.empty());
+  CHECK(d.contexts.empty());
+  CHECK(d.skipped == 2);
+  REQUIRE(d.problems.size() == 2);
+  CHECK_THAT(d.problems[1], Contains("bad.jsonl: record line 2: not valid JSON"));
+
+  cputrain::test::temp_dir dir;
+  const fs::path empty = dir.path() / "empty.json";
+  std::ofstream(empty, std::ios::binary).flush();
+  for (const auto& options : {squad_read_options{}, skip}) {
+    CHECK_THROWS_WITH(read_squad(empty, options), Contains(empty.string() + ": not valid JSON"));
+  }
+}

@@ -143,6 +143,35 @@ PY
     grep -q "precision = bf16" "$WORK/log" || fail "the run did not say it trains in bf16"
     [ -s "$WORK/o/eval_results.json" ] || fail "no eval_results.json"
     ;;
+  bad-files)
+    # A model directory whose weights are cut short, or whose config.json does not fit its vocab.txt or a QA
+    # sentence pair, and a SQuAD file without questions: refused with the file(s) named, nothing written.
+    make_model "$WORK/m" 0.0
+    "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --max_steps 1 \
+      --output_dir "$WORK/trained" > "$WORK/log" 2>&1 || fail "making a model: $(tail -5 "$WORK/log")"
+    mkdir -p "$WORK/cut" && cp "$WORK/trained/config.json" "$WORK/trained/vocab.txt" "$WORK/cut/"
+    head -c $(($(stat -c %s "$WORK/trained/model.safetensors") / 2)) "$WORK/trained/model.safetensors" > "$WORK/cut/model.safetensors"
+    expect_exit 1 "$WORK/cut/model.safetensors: .*the file is truncated" -- "$RUN_QA" --model_name_or_path "$WORK/cut" \
+      "${TRAIN[@]}" --do_train --max_steps 1 --output_dir "$WORK/o1"
+    [ ! -e "$WORK/o1/model.safetensors" ] || fail "a run from cut-short weights wrote a model"
+    mkdir -p "$WORK/small" && cp "$WORK/m/vocab.txt" "$WORK/small/"
+    sed 's/"vocab_size": 30522/"vocab_size": 1000/' "$WORK/m/config.json" > "$WORK/small/config.json"
+    expect_exit 2 "$WORK/small/vocab.txt has 30522 tokens, more than vocab_size 1000 in $WORK/small/config.json" -- \
+      "$RUN_QA" --config_name "$WORK/small" --tokenizer_name "$WORK/small" "${TRAIN[@]}" --do_train --output_dir "$WORK/o2"
+    sed 's/"type_vocab_size": 2/"type_vocab_size": 1/' "$WORK/m/config.json" > "$WORK/small/config.json"
+    expect_exit 2 "$WORK/small/config.json: type_vocab_size = 1" -- \
+      "$RUN_QA" --config_name "$WORK/small" --tokenizer_name "$WORK/small" "${TRAIN[@]}" --do_train --output_dir "$WORK/o2"
+    sed 's/"num_attention_heads": 2/"num_attention_heads": 0/' "$WORK/m/config.json" > "$WORK/small/config.json"
+    expect_exit 1 "$WORK/small/config.json.*num_attention_heads = 0" -- \
+      "$RUN_QA" --config_name "$WORK/small" --tokenizer_name "$WORK/small" "${TRAIN[@]}" --do_train --output_dir "$WORK/o2"
+    [ ! -e "$WORK/o2" ] || fail "a refused model created its output_dir"
+    printf '{"version": "v2.0", "data": []}' > "$WORK/empty.json"
+    expect_exit 1 "--train_file $WORK/empty.json: holds no questions" -- "$RUN_QA" --config_name "$WORK/m" \
+      --tokenizer_name "$WORK/m" "${TRAIN[@]/$SAMPLE/$WORK/empty.json}" --do_train --output_dir "$WORK/o3"
+    expect_exit 1 "--validation_file $WORK/empty.json: holds no questions" -- "$RUN_QA" --model_name_or_path \
+      "$WORK/trained" --do_eval --validation_file "$WORK/empty.json" --version_2_with_negative --output_dir "$WORK/o4"
+    [ ! -e "$WORK/o3/model.safetensors" ] && [ ! -e "$WORK/o4/eval_predictions.json" ] || fail "a run without data wrote results"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($CASE)"

@@ -133,3 +133,41 @@ TEST_CASE("a file that is not there is an io_error naming it") {
   CHECK_THROWS_WITH(ct::io::load_weights(model, "/nonexistent/dir/model.safetensors"),
                     Catch::Contains("/nonexistent/dir/model.safetensors"));
 }
+
+TEST_CASE("weights of the wrong dtype or shape are refused naming the file and the tensor, the model untouched") {
+  // A model file whose tensor names fit but whose contents do not: an I64 tensor where a float weight belongs
+  // (it opens, since cputrain reads I64, but it is no weight), and a float tensor of another shape. A caller
+  // that catches the error must still have the model it had: nothing is read before everything is checked.
+  temp_dir dir;
+  ct::nn::bert_qa<> model(tiny_config(), 1);
+  const std::vector<float> before(model.params().begin(), model.params().end());
+  for (const bool wrong_shape : {false, true}) {
+    ct::io::safetensors_writer w;
+    const std::string odd = "bert.encoder.layer.0.output.dense.bias";
+    for (const auto& p : model.table().entries()) {
+      if (p.name != odd) {
+        std::vector<float> ones(p.size, 1.0f);
+        w.add_f32(p.name, p.shape, ones);
+      } else if (wrong_shape) {
+        std::vector<float> ones(p.size + 1, 1.0f);
+        w.add_f32(p.name, {static_cast<std::int64_t>(p.size + 1)}, ones);
+      } else {
+        std::vector<std::int64_t> ints(p.size, 1);
+        w.add_i64(p.name, p.shape, ints);
+      }
+    }
+    const fs::path path = dir.path() / (wrong_shape ? "shape.safetensors" : "dtype.safetensors");
+    w.write(path);
+    for (const auto mode : {ct::io::weight_loading::exact, ct::io::weight_loading::pretrained}) {
+      std::string message = "<no error>";
+      try {
+        ct::io::load_weights(model, path, mode);
+      } catch (const ct::io::io_error& e) {
+        message = e.what();
+      }
+      CHECK_THAT(message, Catch::Contains(path.string()) && Catch::Contains(odd));
+      CHECK_THAT(message, Catch::Contains(wrong_shape ? "[9]" : "I64"));
+      CHECK(std::vector<float>(model.params().begin(), model.params().end()) == before);
+    }
+  }
+}

@@ -672,3 +672,46 @@ TEST_CASE("every truncation and many byte flips of a valid file either open or t
   // Flips in the data region (and some in the padding) still give valid files.
   CHECK(flipped_open > 0);
 }
+
+TEST_CASE("a file cut short at any length names the file and says it is truncated") {
+  // A copy or download that stopped early is the most common broken model.safetensors: whatever the cut, the
+  // message must point the user at the file and the cause, not at a tensor's offsets alone.
+  temp_dir dir;
+  safetensors_writer w;
+  const std::vector<float> f(6, 1.5f);
+  const std::vector<std::int64_t> ids = {5, 6};
+  w.add_f32("bert.embeddings.word_embeddings.weight", {2, 3}, f);
+  w.add_i64("ids", {2}, ids);
+  const auto raw = w.serialize();
+  const std::string good(reinterpret_cast<const char*>(raw.data()), raw.size());
+  for (std::size_t len = 0; len < good.size(); ++len) {
+    INFO("cut at " << len << " of " << good.size() << " bytes");
+    const std::string message = open_error(dir, good.substr(0, len));
+    CHECK_THAT(message, Contains("broken.safetensors: "));
+    if (len < 8) {
+      CHECK_THAT(message, Contains(std::to_string(len) + " bytes, too few"));
+    } else {
+      CHECK_THAT(message, Contains("the file is truncated"));
+    }
+  }
+}
+
+TEST_CASE("dtypes cputrain does not compute with are refused by name, before anything is read") {
+  // I32, U8, BOOL and F64 are valid safetensors: the message must say "unsupported" (not "broken"), name the
+  // dtype and the tensor, and come from open(), so no caller ever reinterprets their bytes as floats.
+  temp_dir dir;
+  struct unsupported {
+    std::string dtype;
+    std::size_t element_size;
+  };
+  for (const auto& u : {unsupported{"I32", 4}, unsupported{"U8", 1}, unsupported{"BOOL", 1}, unsupported{"F64", 8},
+                        unsupported{"I8", 1}, unsupported{"U16", 2}}) {
+    INFO(u.dtype);
+    const std::size_t bytes = 6 * u.element_size;
+    const std::string header = R"({"bert.embeddings.word_embeddings.weight":{"dtype":")" + u.dtype +
+                               R"(","shape":[2,3],"data_offsets":[0,)" + std::to_string(bytes) + "]}}";
+    CHECK_THAT(open_error(dir, file_bytes(header, std::string(bytes, '\0'))),
+               Contains("broken.safetensors") && Contains("unsupported dtype " + u.dtype) &&
+                   Contains("\"bert.embeddings.word_embeddings.weight\"") && Contains("F32, BF16, F16 and I64"));
+  }
+}

@@ -74,3 +74,23 @@ TEST_CASE("bert-base-uncased's vocab.txt has its documented ids") {
   CHECK(v.find("the") == 1996);
   CHECK(v.find("##s") == 2015);
 }
+
+TEST_CASE("an empty or blank vocab.txt file is refused naming the file") {
+  cputrain::test::temp_dir dir;
+  const auto empty = dir.path() / "vocab.txt";
+  std::ofstream(empty).flush();
+  CHECK_THROWS_MATCHES(vocabulary::load(empty), text_error, says(empty.string() + ": the vocabulary is empty"));
+  // Blank lines are tokens (the empty string), as in Hugging Face's loader, so the file fails on [UNK].
+  std::ofstream(empty) << "\n\n \r\n";
+  CHECK_THROWS_MATCHES(vocabulary::load(empty), text_error, says(empty.string() + ": the vocabulary has no [UNK] token"));
+}
+
+TEST_CASE("a special token listed twice takes its last line, as Hugging Face's loader does, and ids stay lines") {
+  // Accepted on purpose: transformers and tokenizers build the map line by line, so a model trained with this
+  // vocab.txt used the last id; refusing it would refuse models Hugging Face runs.
+  const auto v = vocabulary::parse("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[UNK]\n[CLS]\n", "dup.txt");
+  CHECK(v.size() == 6);
+  CHECK(v.unk_id() == 4);
+  CHECK(v.cls_id() == 5);
+  CHECK(v.token(1) == "[UNK]");  // the earlier line keeps its id for decoding
+}

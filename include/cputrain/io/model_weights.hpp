@@ -50,6 +50,19 @@ inline std::string pretrained_source(const safetensors_file& file, const std::st
   return {};
 }
 
+/// Weights are floats: an I64 tensor (which safetensors_file reads, for other uses) under a weight's name is
+/// refused before anything is read, so a failed load leaves the model as it was.
+inline void require_float_weights(const safetensors_file& file, const std::vector<std::string>& names) {
+  std::string bad;
+  for (const auto& name : names) {
+    const auto& info = file.info(name);
+    if (info.dtype == dtype::i64)
+      bad += "\n  " + detail::quote_for_message(name) + " is " + std::string(to_string(info.dtype)) +
+             ", not a floating-point weight (F32, BF16 or F16)";
+  }
+  if (!bad.empty()) throw io_error(file.path().string() + ": weights of the wrong dtype:" + bad);
+}
+
 }  // namespace detail
 
 /// Reads the weights of `file_path` into model.params() (laid out by model.table()) and calls
@@ -64,6 +77,9 @@ weight_load_report load_weights(Model& model, const std::filesystem::path& file_
     std::vector<expected_tensor> expected;
     for (const auto& p : table.entries()) expected.push_back(expected_tensor{p.name, p.shape});
     check_tensors(file, expected);
+    std::vector<std::string> names;
+    for (const auto& p : table.entries()) names.push_back(p.name);
+    detail::require_float_weights(file, names);
     for (const auto& p : table.entries()) file.read_float(p.name, model.params().subspan(p.offset, p.size));
     model.parameters_changed();
     return report;
@@ -97,7 +113,12 @@ weight_load_report load_weights(Model& model, const std::filesystem::path& file_
     throw io_error(message);
   }
   std::map<std::string, bool> used;
-  for (const auto& [model_name, file_name] : source_of) used[file_name] = true;
+  std::vector<std::string> sources;
+  for (const auto& [model_name, file_name] : source_of) {
+    used[file_name] = true;
+    sources.push_back(file_name);
+  }
+  detail::require_float_weights(file, sources);
   for (const auto& name : file.names()) {
     if (!used.contains(name)) report.ignored.push_back(name);
   }

@@ -383,7 +383,7 @@ class safetensors_file {
     }
     if (header_size > file.size() - 8) {
       fail("header length " + std::to_string(header_size) + " runs past the end of the file (" +
-           std::to_string(file.size()) + " bytes)");
+           std::to_string(file.size()) + " bytes): the file is truncated, or not safetensors");
     }
     const std::string_view text(reinterpret_cast<const char*>(file.data() + 8), header_size);
     const nlohmann::json header = parse_json(text);
@@ -491,8 +491,9 @@ class safetensors_file {
     const std::string offsets_text = "data_offsets [" + std::to_string(*begin) + ", " + std::to_string(*end) + "]";
     if (*begin > *end) fail_tensor(name, offsets_text + " begin after they end");
     if (*end > data_size) {
-      fail_tensor(name,
-                  offsets_text + " run past the end of the data region (" + std::to_string(data_size) + " bytes)");
+      // The usual cause is a file cut short (a copy or download that stopped): say so.
+      fail_tensor(name, offsets_text + " run past the end of the data region (" + std::to_string(data_size) +
+                            " bytes): the file is truncated");
     }
     if (*end - *begin != needed) {
       fail_tensor(name, offsets_text + " hold " + std::to_string(*end - *begin) + " bytes but shape " +

@@ -4,6 +4,9 @@
 //                            model.safetensors (or none: train from scratch), the tokenizer's vocab.txt; a usage
 //                            error naming the flag for anything missing, and for a checkpoint in PyTorch's pickle
 //                            format a message saying how to convert it (cputrain reads safetensors only)
+//   check_model_fits_tokenizer(files, config, tokenizer)
+//                            usage_error naming both files when the tokenizer's ids or the QA sentence pairs
+//                            would index past the model's embeddings
 //   save_pretrained(dir, model, tokenizer)
 //                            model.safetensors (HF names), config.json, vocab.txt, tokenizer_config.json and
 //                            special_tokens_map.json, as transformers' save_pretrained writes them, so the
@@ -97,6 +100,25 @@ inline model_files find_model_files(const training_args& args) {
     throw usage_error((args.tokenizer_name ? "--tokenizer_name " : "the tokenizer ") + files.tokenizer.string() +
                       ": no vocab.txt (give --tokenizer_name with a directory holding the model's vocab.txt)");
   return files;
+}
+
+/// Refuses, before any work, a model whose embeddings the inputs would index past: the tokenizer's vocabulary
+/// larger than config.json's vocab_size (its last ids have no word embedding), or a type_vocab_size below 2 (a
+/// QA window is a sentence pair: question tokens have type 0, context tokens type 1). Both happen when a
+/// config.json and a vocab.txt from different models meet; the batch check in the model would only catch them
+/// at the first step, naming neither file.
+inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
+                                       const text::bert_tokenizer& tokenizer) {
+  const std::size_t tokens = tokenizer.vocab().size();
+  if (tokens > static_cast<std::size_t>(config.vocab_size))
+    throw usage_error("the tokenizer's vocabulary " + tokenizer.vocab().source() + " has " + std::to_string(tokens) +
+                      " tokens, more than vocab_size " + std::to_string(config.vocab_size) + " in " +
+                      files.config.string() + ": ids from " + std::to_string(config.vocab_size) +
+                      " up would index past the word embeddings (are both files from the same model?)");
+  if (config.type_vocab_size < 2)
+    throw usage_error(files.config.string() + ": type_vocab_size = " + std::to_string(config.type_vocab_size) +
+                      ", but question answering feeds question and context as a sentence pair (token types 0 "
+                      "and 1): it needs type_vocab_size >= 2");
 }
 
 /// Writes vocab.txt, tokenizer_config.json and special_tokens_map.json for `tokenizer` into `dir`.

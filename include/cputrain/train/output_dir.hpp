@@ -1,5 +1,8 @@
 // The output directory of a run, handled as run_qa.py handles it, plus a lock:
 //
+//   create_output_dir(dir)    creates it (and its parents); a usage_error when it or a parent is a file, an
+//                             io_error naming it and the system's reason (read-only file system, no space,
+//                             permission) when it cannot be made
 //   prepare_output_dir(args)  creates output_dir; with --do_train and without --overwrite_output_dir, a directory
 //                             that has a complete checkpoint resumes from the newest one (unless
 //                             --resume_from_checkpoint names another), and a non-empty one without checkpoints is
@@ -33,7 +36,11 @@ class output_dir_lock {
  public:
   explicit output_dir_lock(const std::filesystem::path& dir) : path_(dir / output_lock_file) {
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw io::io_error(path_.string() + ": cannot create the lock file: " + std::strerror(errno));
+    // The first write into output_dir: on a read-only or full disk this is where the run stops, before any
+    // work, so the message names the directory the user gave rather than our file alone.
+    if (fd_ < 0)
+      throw io::io_error("--output_dir " + dir.string() + ": cannot create the lock file " +
+                         path_.filename().string() + " in it: " + std::strerror(errno));
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
       ::close(fd_);
@@ -56,15 +63,28 @@ class output_dir_lock {
   int fd_ = -1;
 };
 
+/// Creates `dir` and its missing parents.
+inline void create_output_dir(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw usage_error("--output_dir " + dir.string() + ": exists and is not a directory");
+  // Checked by hand so that the message names the file in the way, not only the system's "Not a directory".
+  for (fs::path parent = dir.parent_path(); !parent.empty() && parent != parent.parent_path();
+       parent = parent.parent_path()) {
+    if (fs::exists(parent, ec) && !fs::is_directory(parent, ec))
+      throw usage_error("--output_dir " + dir.string() + ": " + parent.string() + " is a file, not a directory");
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw io::io_error("--output_dir " + dir.string() + ": cannot create the output directory: " + ec.message());
+}
+
 /// Creates output_dir and decides where training starts: the checkpoint to resume from, if any.
 inline std::optional<std::filesystem::path> prepare_output_dir(const training_args& args) {
   namespace fs = std::filesystem;
   const fs::path dir = args.output_dir;
   std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw usage_error("--output_dir " + dir.string() + ": exists and is not a directory");
-  fs::create_directories(dir, ec);
-  if (ec) throw io::io_error(dir.string() + ": cannot create the output directory: " + ec.message());
+  create_output_dir(dir);
   if (args.resume_from_checkpoint) {
     const fs::path from = *args.resume_from_checkpoint;
     if (!fs::exists(from / checkpoint_state_file, ec))
@@ -74,12 +94,22 @@ inline std::optional<std::filesystem::path> prepare_output_dir(const training_ar
   }
   if (!args.do_train || args.overwrite_output_dir) return std::nullopt;
   if (auto last = last_checkpoint(dir)) return last;
+  std::string incomplete;  // checkpoint-N without trainer_state.json: a copy cut short, or another program's
+  bool empty = true;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().filename() == output_lock_file) continue;
-    throw usage_error("--output_dir " + dir.string() +
-                      ": already exists and is not empty, and holds no checkpoint to resume from; use "
-                      "--overwrite_output_dir to train into it anyway, or choose another directory");
+    // What a crash during the first save leaves (tmp-checkpoint-1) is not the user's content: the rerun of the
+    // same command must start afresh, not be refused (found by tests/examples/fault_test.sh kill-during-save).
+    if (it->path().filename() == output_lock_file || is_checkpoint_leftover(it->path().filename().string())) continue;
+    empty = false;
+    std::error_code kind_ec;  // not `ec`, which ends the listing
+    if (checkpoint_step(it->path()) && it->is_directory(kind_ec) && incomplete.empty())
+      incomplete = " (" + it->path().filename().string() + " has no " + std::string(checkpoint_state_file) +
+                   ": an incomplete checkpoint is never resumed from)";
   }
+  if (!empty)
+    throw usage_error("--output_dir " + dir.string() +
+                      ": already exists and is not empty, and holds no checkpoint to resume from" + incomplete +
+                      "; use --overwrite_output_dir to train into it anyway, or choose another directory");
   return std::nullopt;
 }
 

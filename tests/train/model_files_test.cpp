@@ -1,0 +1,54 @@
+// Tests for include/cputrain/train/model_files.hpp: a config.json and a vocab.txt that do not belong together
+// are refused before any work, naming both files.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cputrain/io/bert_config_json.hpp"
+#include "cputrain/text/load_bert_tokenizer.hpp"
+#include "cputrain/train/model_files.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace cputrain;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+/// A model directory: config.json with these sizes, vocab.txt of the special tokens plus `words` more.
+train::model_files model_dir(const fs::path& dir, int vocab_size, int type_vocab_size, int words) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "config.json") << R"({"vocab_size": )" << vocab_size << R"(, "type_vocab_size": )"
+                                     << type_vocab_size << R"(, "hidden_size": 8, "num_attention_heads": 2})";
+  std::ofstream vocab(dir / "vocab.txt");
+  vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
+  for (int i = 0; i < words; ++i) vocab << "w" << i << "\n";
+  return {dir / "config.json", std::nullopt, dir};
+}
+}  // namespace
+
+TEST_CASE("a vocab.txt larger than config.json's vocab_size is refused naming both files") {
+  test::temp_dir tmp;
+  const auto files = model_dir(tmp.path() / "m", 10, 2, 20);  // 25 tokens, 10 embeddings
+  const auto config = io::read_bert_config(files.config);
+  const auto tokenizer = text::load_bert_tokenizer(files.tokenizer);
+  CHECK_THROWS_WITH(train::check_model_fits_tokenizer(files, config, tokenizer),
+                    Contains((tmp.path() / "m" / "vocab.txt").string()) && Contains("25 tokens") &&
+                        Contains("vocab_size 10") && Contains(files.config.string()));
+  // Equal sizes, and a model with spare embeddings (as bert-base's 30522 over a smaller vocabulary), fit.
+  const auto exact = model_dir(tmp.path() / "exact", 25, 2, 20);
+  CHECK_NOTHROW(train::check_model_fits_tokenizer(exact, io::read_bert_config(exact.config),
+                                                  text::load_bert_tokenizer(exact.tokenizer)));
+  const auto spare = model_dir(tmp.path() / "spare", 100, 2, 20);
+  CHECK_NOTHROW(train::check_model_fits_tokenizer(spare, io::read_bert_config(spare.config),
+                                                  text::load_bert_tokenizer(spare.tokenizer)));
+}
+
+TEST_CASE("a type_vocab_size below 2 is refused: a QA window is a sentence pair") {
+  test::temp_dir tmp;
+  const auto files = model_dir(tmp.path() / "m", 100, 1, 20);
+  CHECK_THROWS_WITH(train::check_model_fits_tokenizer(files, io::read_bert_config(files.config),
+                                                      text::load_bert_tokenizer(files.tokenizer)),
+                    Contains(files.config.string()) && Contains("type_vocab_size = 1") && Contains(">= 2"));
+}
