@@ -6,7 +6,9 @@
 #     ranks gives the same predictions; rank 0 reports every rank's layout.
 #   failure: a rank that cannot go on (rank 0 refusing a non-empty output_dir) ends the whole job at once, with
 #     its message and exit code 2.
-#   kill: a rank killed with SIGKILL mid-training makes the job end, non-zero, well within 60 s.
+#   kill: a rank killed with SIGKILL mid-training makes the job end, non-zero, well within 60 s; so does rank 1
+#     killed while rank 0 writes a checkpoint (of 37 MB, one every step), and every complete checkpoint left
+#     behind is loadable (one process resumes from it).
 #   elastic: a job of 4 ranks stopped at a checkpoint, rerun with 2 ranks (twice the batch each) into the same
 #     output_dir, resumes at the same step and sample and ends where one process never stopped ends.
 #   sigterm: SIGTERM to mpirun makes rank 0 write a checkpoint of the step the ranks agree on, and the rerun
@@ -64,6 +66,55 @@ case $CASE in
     [ "$rc" -ne 0 ] || fail "the job exited 0 after a rank was killed"
     pgrep -f -- "--output_dir $WORK/killed" > /dev/null && fail "a rank outlived the job"
     echo "the job ended $(( $(date +%s) - start )) s after a rank was killed, exit $rc"
+    # Rank 1 killed while rank 0 writes a checkpoint. 100,000 x 32 word embeddings make each checkpoint 37 MB
+    # (weights and AdamW's moments) and its write most of a step, saved at every step.
+    mkdir -p "$WORK/big" && cp "$WORK/demo/model/"* "$WORK/big/" || fail "no demo model"
+    python3 - "$WORK/big/config.json" <<'PY' || fail "cannot write the big model's config.json"
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.update(vocab_size=100000, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64)
+json.dump(c, open(sys.argv[1], "w"))
+PY
+    SAVING=(--config_name "$WORK/big" --tokenizer_name "$WORK/big" --train_file "$WORK/demo/train.json" --do_train
+            --learning_rate 2e-3 --max_seq_length 64 --doc_stride 16 --logging_steps 4 --disable_tqdm
+            --save_steps 1 --save_total_limit 2)
+    "${MPIEXEC[@]}" -n 2 "$RUN_QA" "${SAVING[@]}" --per_device_train_batch_size 4 --max_steps 100000 \
+      --output_dir "$WORK/saving" > "$WORK/saving.log" 2>&1 &
+    launcher=$!
+    for _ in $(seq 600); do compgen -G "$WORK/saving/checkpoint-*" > /dev/null && break; sleep 0.1; done
+    compgen -G "$WORK/saving/checkpoint-*" > /dev/null ||
+      { kill -9 $launcher; fail "no checkpoint written: $(tail -5 "$WORK/saving.log")"; }
+    victim=
+    for p in $(pgrep -f -- "--output_dir $WORK/saving" | grep -v "^$launcher\$"); do
+      tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qxE "(OMPI_COMM_WORLD_RANK|PMI_RANK)=1" && victim=$p
+    done
+    [ -n "$victim" ] || { kill -9 $launcher; fail "rank 1's process not found"; }
+    # The moment rank 0 has a tmp-checkpoint-* directory (a write has begun), rank 1 dies.
+    for _ in $(seq 5000); do compgen -G "$WORK/saving/tmp-checkpoint-*" > /dev/null && break; sleep 0.002; done
+    kill -9 "$victim"
+    during=$(compgen -G "$WORK/saving/tmp-checkpoint-*")
+    start=$(date +%s%N)
+    for _ in $(seq 600); do kill -0 $launcher 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $launcher 2>/dev/null; then
+      pkill -9 -f -- "--output_dir $WORK/saving"
+      fail "the job still runs 60 s after rank 1 was killed during a checkpoint write"
+    fi
+    wait $launcher
+    rc=$?
+    ended_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    [ "$rc" -ne 0 ] || fail "the job exited 0 after rank 1 was killed during a checkpoint write"
+    pgrep -f -- "--output_dir $WORK/saving" > /dev/null && fail "a rank outlived the job"
+    complete=$(cd "$WORK/saving" && for c in checkpoint-*; do [ -f "$c/trainer_state.json" ] && echo "$c"; done)
+    [ -n "$complete" ] || fail "no complete checkpoint left: $(ls "$WORK/saving")"
+    for c in $complete; do
+      step=${c#checkpoint-}
+      timeout 120 "$RUN_QA" "${SAVING[@]}" --per_device_train_batch_size 8 --threads 2 --max_steps $((step + 2)) \
+        --save_strategy no --resume_from_checkpoint "$WORK/saving/$c" --output_dir "$WORK/from-$c" \
+        > "$WORK/from-$c.log" 2>&1 || fail "resuming from $c failed: $(tail -5 "$WORK/from-$c.log")"
+      grep -q "Resuming from $WORK/saving/$c" "$WORK/from-$c.log" || fail "the run from $c did not resume"
+    done
+    echo "rank 1 killed while rank 0 wrote ${during##*/} (left: $(ls "$WORK/saving" | grep -c '^tmp-checkpoint-')):" \
+      "the job ended ${ended_ms} ms later, exit $rc; loadable: $(echo $complete)"
     exit 0;;
   elastic)
     CONSTANT=(--lr_scheduler_type constant --per_device_eval_batch_size 16)

@@ -147,3 +147,46 @@ TEST_CASE("trainer_state round-trips exactly, losses included") {
   std::ofstream(dir.path() / "zero.json") << j.dump();
   CHECK_THROWS_AS(trainer_state::read(dir.path() / "zero.json"), io::io_error);
 }
+
+TEST_CASE("a checkpoint that cannot be written (a full disk) says so naming it, keeps nothing of it, and no other") {
+  test::temp_dir out;
+  save_checkpoint(out.path(), 10, [](const fs::path& dir) { touch(dir / "trainer_state.json"); });
+  const fs::path tmp = out.path() / "tmp-checkpoint-20";
+  std::string message = "<no error>";
+  try {
+    save_checkpoint(out.path(), 20, [](const fs::path& dir) {
+      touch(dir / "model.safetensors");
+      throw io::io_error("cannot write " + (dir / "optimizer.safetensors").string() + ": No space left on device");
+    });
+  } catch (const io::io_error& e) {
+    message = e.what();
+  }
+  CHECK_THAT(message, Catch::Contains((out.path() / "checkpoint-20").string() + " was not saved") &&
+                          Catch::Contains((tmp / "optimizer.safetensors").string() + ": No space left on device"));
+  CHECK_FALSE(fs::exists(tmp));
+  CHECK_FALSE(fs::exists(out.path() / "checkpoint-20"));
+  CHECK(last_checkpoint(out.path()) == out.path() / "checkpoint-10");
+}
+
+TEST_CASE("a save clears what a killed save or rotation left, and replacing a step never leaves it missing") {
+  test::temp_dir out;
+  save_checkpoint(out.path(), 10, [](const fs::path& dir) { touch(dir / "a"), touch(dir / "trainer_state.json"); });
+  // What a SIGKILL leaves: a checkpoint being written, and one being deleted by rotation (renamed, half removed).
+  fake_checkpoint(out.path() / "tmp-checkpoint-11");
+  fake_checkpoint(out.path() / "tmp-deleting-checkpoint-5");
+  CHECK(list_checkpoints(out.path()).size() == 1);  // neither counts as a checkpoint
+  // The same step saved again: the writer sees checkpoint-10 still in place while it writes its replacement.
+  save_checkpoint(out.path(), 10, [&](const fs::path& dir) {
+    CHECK(fs::exists(out.path() / "checkpoint-10" / "a"));
+    touch(dir / "b"), touch(dir / "trainer_state.json");
+  });
+  CHECK(fs::exists(out.path() / "checkpoint-10" / "b"));
+  CHECK_FALSE(fs::exists(out.path() / "checkpoint-10" / "a"));
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(out.path())) names.push_back(entry.path().filename().string());
+  CHECK(names == std::vector<std::string>{"checkpoint-10"});  // no tmp-checkpoint-*, tmp-deleting-*, tmp-old-*
+  CHECK(is_checkpoint_leftover("tmp-checkpoint-11"));
+  CHECK(is_checkpoint_leftover("tmp-deleting-checkpoint-5"));
+  CHECK_FALSE(is_checkpoint_leftover("checkpoint-10"));
+  CHECK_FALSE(is_checkpoint_leftover("tmp-notes"));
+}

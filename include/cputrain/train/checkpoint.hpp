@@ -1,8 +1,9 @@
 // Checkpoints as Hugging Face's Trainer lays them out — output_dir/checkpoint-<step>/ — made crash-safe: the
 // files are written into output_dir/tmp-checkpoint-<step>/, each synced, the directory synced and then renamed to
 // checkpoint-<step> and output_dir synced. A crash at any moment leaves either no checkpoint-<step> or a whole
-// one, and never touches the previous checkpoints; a leftover tmp-checkpoint-* is ignored and removed by the next
-// save. Older checkpoints beyond save_total_limit are deleted only after the new one is in place.
+// one, and never touches the previous checkpoints; a leftover tmp-checkpoint-* (or tmp-deleting-checkpoint-* of an
+// interrupted rotation) is ignored and removed by the next save. Older checkpoints beyond save_total_limit are
+// deleted only after the new one is in place.
 //
 //   save_checkpoint(output_dir, step, write)   write(dir) fills the directory (see trainer.hpp for the files)
 //   list_checkpoints(output_dir)               complete checkpoints, oldest first
@@ -11,6 +12,8 @@
 //   save_optimizer_state / load_optimizer_state  AdamW's moments by parameter name, in safetensors
 #pragma once
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -45,6 +49,13 @@ inline std::optional<std::int64_t> checkpoint_step(const std::filesystem::path& 
   const auto [end, ec] = std::from_chars(first, last, step);
   if (ec != std::errc{} || end != last || step < 0) return std::nullopt;
   return step;
+}
+
+/// Whether an entry of output_dir named `name` is what an interrupted save leaves behind: tmp-checkpoint-<N> (being
+/// written) or tmp-deleting-checkpoint-<N> (an old checkpoint that rotate_checkpoints was deleting). Never a
+/// checkpoint; the next save removes it, and prepare_output_dir does not count it as content.
+inline bool is_checkpoint_leftover(std::string_view name) {
+  return name.starts_with("tmp-checkpoint-") || name.starts_with("tmp-deleting-checkpoint-");
 }
 
 /// Complete checkpoints of `output_dir` (checkpoint-N directories holding trainer_state.json), by step.
@@ -75,19 +86,35 @@ inline std::filesystem::path save_checkpoint(const std::filesystem::path& output
   const fs::path final_dir = output_dir / (std::string(checkpoint_prefix) + std::to_string(step));
   const fs::path tmp_dir = output_dir / ("tmp-" + std::string(checkpoint_prefix) + std::to_string(step));
   std::error_code ec;
-  for (fs::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec))  // a crash's leftovers
-    if (it->path().filename().string().starts_with("tmp-" + std::string(checkpoint_prefix))) fs::remove_all(it->path(), ec);
+  // A crash's leftovers. tmp-deleting-checkpoint-* too: tests/examples/fault_test.sh kill-during-save found them
+  // piling up, a whole checkpoint's size each, when a kill landed during rotation.
+  for (fs::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec))
+    if (is_checkpoint_leftover(it->path().filename().string())) fs::remove_all(it->path(), ec);
   fs::create_directories(tmp_dir, ec);
   if (ec) throw io::io_error(tmp_dir.string() + ": cannot create the checkpoint directory: " + ec.message());
   try {
-    write(tmp_dir);
+    try {
+      write(tmp_dir);
+    } catch (const io::io_error& e) {
+      // A full or failing disk: say that no part of this checkpoint stands in for a whole one and that the
+      // earlier ones are still there to resume from (the handlers below remove the tmp- directory).
+      throw io::io_error(final_dir.string() +
+                         " was not saved (nothing of it is kept; earlier checkpoints are untouched): " + e.what());
+    }
     io::sync_directory(tmp_dir, tmp_dir.string());
     if (fs::exists(final_dir)) {  // the same step saved again (a resumed run): replace it whole
-      const fs::path old = output_dir / ("tmp-old-" + std::string(checkpoint_prefix) + std::to_string(step));
-      fs::remove_all(old, ec);
-      fs::rename(final_dir, old);
-      fs::rename(tmp_dir, final_dir);
-      fs::remove_all(old, ec);
+      // One atomic swap, so that no moment exists without a checkpoint-<step>; the old one then sits under the
+      // tmp- name, a leftover the next save removes if a crash comes first. File systems without
+      // RENAME_EXCHANGE get two renames, with a moment between them where only tmp-old-checkpoint-<step> exists.
+      if (::renameat2(AT_FDCWD, tmp_dir.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
+        fs::remove_all(tmp_dir, ec);
+      } else {
+        const fs::path old = output_dir / ("tmp-old-" + std::string(checkpoint_prefix) + std::to_string(step));
+        fs::remove_all(old, ec);
+        fs::rename(final_dir, old);
+        fs::rename(tmp_dir, final_dir);
+        fs::remove_all(old, ec);
+      }
     } else {
       fs::rename(tmp_dir, final_dir);
     }

@@ -193,12 +193,25 @@ class qa_trainer {
     // Resuming takes the saved progress (steps, data position, losses, log history) and this run's settings.
     trainer_state state;
     if (resume_from) {
-      io::load_weights(model_, *resume_from / "model.safetensors", io::weight_loading::exact);
-      load_optimizer_state(optimizer, model_.table(), *resume_from / "optimizer.safetensors");
-      state = trainer_state::read(*resume_from / checkpoint_state_file);
-      if (static_cast<std::uint64_t>(state.global_step) != optimizer.step_count())
-        throw io::io_error(resume_from->string() + ": trainer_state.json says step " + std::to_string(state.global_step) +
-                           " but the optimizer state has taken " + std::to_string(optimizer.step_count()) + " steps");
+      try {
+        io::load_weights(model_, *resume_from / "model.safetensors", io::weight_loading::exact);
+        load_optimizer_state(optimizer, model_.table(), *resume_from / "optimizer.safetensors");
+        state = trainer_state::read(*resume_from / checkpoint_state_file);
+        if (static_cast<std::uint64_t>(state.global_step) != optimizer.step_count())
+          throw io::io_error(resume_from->string() + ": trainer_state.json says step " +
+                             std::to_string(state.global_step) + " but the optimizer state has taken " +
+                             std::to_string(optimizer.step_count()) + " steps");
+      } catch (const io::io_error& e) {
+        // A damaged checkpoint (a disk error, a copy cut short) need not end the run's history: say which others
+        // there are. Nothing is deleted; the choice is the user's.
+        std::string others;
+        for (const auto& dir : list_checkpoints(resume_from->parent_path()))
+          if (dir.filename() != resume_from->filename()) others += (others.empty() ? "" : ", ") + dir.filename().string();
+        throw io::io_error(std::string(e.what()) + "; cannot resume from " + resume_from->string() +
+                           (others.empty() ? std::string()
+                                           : "; complete checkpoints beside it: " + others +
+                                                 " (name one with resume_from_checkpoint, or move the damaged one away)"));
+      }
       state.batches_in_epoch = resumed_position(state, *resume_from);
     }
     state.world_size = static_cast<std::int64_t>(world());
