@@ -23,6 +23,23 @@ MPIEXEC=("$@")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/distributed_test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# job_ends LAUNCHER_PID OUTPUT_DIR WHAT: the job must end within 60 s of WHAT, non-zero, with no rank left
+# (OUTPUT_DIR finds the ranks); sets rc and ended_ms.
+job_ends() {
+  local launcher=$1 dir=$2 what=$3 start
+  start=$(date +%s%N)
+  for _ in $(seq 600); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$launcher" 2>/dev/null; then
+    pkill -9 -f -- "--output_dir $dir"
+    fail "the job still runs 60 s after $what"
+  fi
+  wait "$launcher"
+  rc=$?
+  ended_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  [ "$rc" -ne 0 ] || fail "the job exited 0 after $what"
+  pgrep -f -- "--output_dir $dir" > /dev/null && fail "a rank outlived the job after $what"
+  return 0
+}
 
 "$MAKE_DEMO" --output_dir "$WORK/demo" --train_paragraphs 400 --eval_paragraphs 40 --version_2_with_negative \
   > /dev/null || fail "cputrain-make-demo-data failed"
@@ -55,17 +72,8 @@ case $CASE in
     victim=$(pgrep -f -- "--output_dir $WORK/killed" | grep -v "^$launcher\$" | tail -1)
     [ -n "$victim" ] || fail "no rank process found"
     kill -9 "$victim"
-    start=$(date +%s)
-    for _ in $(seq 600); do kill -0 $launcher 2>/dev/null || break; sleep 0.1; done
-    if kill -0 $launcher 2>/dev/null; then
-      pkill -9 -f -- "--output_dir $WORK/killed"
-      fail "the job still runs 60 s after one rank was killed"
-    fi
-    wait $launcher
-    rc=$?
-    [ "$rc" -ne 0 ] || fail "the job exited 0 after a rank was killed"
-    pgrep -f -- "--output_dir $WORK/killed" > /dev/null && fail "a rank outlived the job"
-    echo "the job ended $(( $(date +%s) - start )) s after a rank was killed, exit $rc"
+    job_ends $launcher "$WORK/killed" "one rank was killed"
+    echo "the job ended ${ended_ms} ms after a rank was killed, exit $rc"
     # Rank 1 killed while rank 0 writes a checkpoint. 100,000 x 32 word embeddings make each checkpoint 37 MB
     # (weights and AdamW's moments) and its write most of a step, saved at every step.
     mkdir -p "$WORK/big" && cp "$WORK/demo/model/"* "$WORK/big/" || fail "no demo model"
@@ -93,17 +101,7 @@ PY
     for _ in $(seq 5000); do compgen -G "$WORK/saving/tmp-checkpoint-*" > /dev/null && break; sleep 0.002; done
     kill -9 "$victim"
     during=$(compgen -G "$WORK/saving/tmp-checkpoint-*")
-    start=$(date +%s%N)
-    for _ in $(seq 600); do kill -0 $launcher 2>/dev/null || break; sleep 0.1; done
-    if kill -0 $launcher 2>/dev/null; then
-      pkill -9 -f -- "--output_dir $WORK/saving"
-      fail "the job still runs 60 s after rank 1 was killed during a checkpoint write"
-    fi
-    wait $launcher
-    rc=$?
-    ended_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    [ "$rc" -ne 0 ] || fail "the job exited 0 after rank 1 was killed during a checkpoint write"
-    pgrep -f -- "--output_dir $WORK/saving" > /dev/null && fail "a rank outlived the job"
+    job_ends $launcher "$WORK/saving" "rank 1 was killed during a checkpoint write"
     complete=$(cd "$WORK/saving" && for c in checkpoint-*; do [ -f "$c/trainer_state.json" ] && echo "$c"; done)
     [ -n "$complete" ] || fail "no complete checkpoint left: $(ls "$WORK/saving")"
     for c in $complete; do

@@ -20,7 +20,7 @@ inline constexpr int json_max_nesting = 100;
 template <class Json, class OnTooDeep>
 [[nodiscard]] typename Json::parser_callback_t json_nesting_limit(OnTooDeep on_too_deep) {
   return [on_too_deep = std::move(on_too_deep)](int depth, typename Json::parse_event_t, Json&) {
-    if (depth > json_max_nesting) on_too_deep();
+    if (depth >= json_max_nesting) on_too_deep();  // depth counts from 0: the outermost value is depth 0
     return true;
   };
 }
