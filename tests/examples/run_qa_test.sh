@@ -138,10 +138,13 @@ PY
   bf16)
     make_model "$WORK/m" 0.1
     "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --do_eval --bf16 --use_cpu \
+      --do_predict --test_file "$SAMPLE" \
       --learning_rate 1e-3 --max_steps 20 --logging_steps 10 --output_dir "$WORK/o" > "$WORK/log" 2>&1 \
       || fail "bf16 run failed: $(tail -5 "$WORK/log")"
     grep -q "precision = bf16" "$WORK/log" || fail "the run did not say it trains in bf16"
     [ -s "$WORK/o/eval_results.json" ] || fail "no eval_results.json"
+    # Predicting the evaluation file again gives the same answers (and runs the predict path in every preset).
+    cmp -s "$WORK/o/eval_predictions.json" "$WORK/o/predict_predictions.json" || fail "predicting the same file gave other answers"
     ;;
   bad-files)
     # A model directory whose weights are cut short, or whose config.json does not fit its vocab.txt or a QA
