@@ -198,3 +198,18 @@ TEST_CASE("a gradient that is not finite on another rank only stops this rank to
   REQUIRE(!after_step_2.empty());
   CHECK(copy_of(model.params()) == after_step_2);
 }
+
+TEST_CASE("a trainer keeps its own copy of the arguments, so one built from a temporary trains") {
+  tiny_run run;
+  model_type model(run.config, 7);
+  // The arguments die at the end of the declaration: a trainer holding a reference would read freed stack
+  // (ASan reports it in the ci-asan preset; elsewhere the run would read whatever is there).
+  ct::train::qa_trainer<model_type::policy_type> trainer(model, [&] {
+    auto args = run.args(3);
+    args.save_strategy = "no";
+    return args;
+  }());
+  const auto result = trainer.train(run.features);
+  CHECK(result.global_step == 3);
+  CHECK(trainer.state().max_steps == 3);
+}

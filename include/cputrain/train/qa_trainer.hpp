@@ -535,7 +535,7 @@ class qa_trainer {
   }
 
   model_type& model_;
-  const training_args& args_;
+  const training_args args_;  // a copy: a trainer built from a temporary (make_args()) must not dangle
   trainer_callbacks callbacks_;
   std::unique_ptr<communicator_type> own_comm_;
   communicator_type& comm_;
