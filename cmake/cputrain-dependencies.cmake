@@ -3,8 +3,9 @@
 # find_dependency(...), so there is one list to keep. The package recipes (vcpkg.json, the vcpkg port, conanfile.py)
 # name the same dependencies; tests/packaging/check_recipes.py fails when one list changes alone.
 #
-# Inputs:  CPUTRAIN_USE_BLAS (ON/OFF), CPUTRAIN_WITH_HWLOC (AUTO/ON/OFF)
-# Outputs: CPUTRAIN_HAVE_HWLOC, and cputrain_link_dependencies(target) for the INTERFACE target.
+# Inputs:  CPUTRAIN_USE_BLAS (ON/OFF), CPUTRAIN_WITH_HWLOC (AUTO/ON/OFF), CPUTRAIN_WITH_ONEDNN (AUTO/ON/OFF)
+# Outputs: CPUTRAIN_HAVE_HWLOC, CPUTRAIN_HAVE_ONEDNN, and cputrain_link_dependencies(target) for the INTERFACE
+#          target.
 
 _cputrain_find_package(Threads)
 _cputrain_find_package(Eigen3 3.4 NO_MODULE)
@@ -81,6 +82,49 @@ if(NOT CPUTRAIN_WITH_HWLOC STREQUAL "OFF")
   endif()
 endif()
 
+# oneDNN (the GEMM kernels for bf16 on AVX512-BF16/AMX, and for fp32): its CMake package where OpenCL is found
+# (Debian's config insists on OpenCL, the library being also built for GPUs), else the library and header found
+# directly (Debian without OpenCL's headers, vcpkg's and Conan's onednn). Either way cputrain links
+# cputrain_dep::dnnl. Without it every product runs on Eigen's kernels.
+if(NOT DEFINED CPUTRAIN_WITH_ONEDNN)
+  set(CPUTRAIN_WITH_ONEDNN AUTO)
+endif()
+set(CPUTRAIN_HAVE_ONEDNN OFF)
+if(NOT CPUTRAIN_WITH_ONEDNN STREQUAL "OFF")
+  if(NOT TARGET cputrain_dep::dnnl)
+    # Debian's config calls find_package(OpenCL REQUIRED), a fatal error without OpenCL's headers: ask for it
+    # only where OpenCL is found; elsewhere (vcpkg's and Conan's onednn too) the library itself is enough.
+    find_package(OpenCL QUIET)
+    if(OpenCL_FOUND)
+      find_package(dnnl 2.6 CONFIG QUIET)
+    endif()
+    if(TARGET DNNL::dnnl)
+      set(_cputrain_dnnl_target DNNL::dnnl)
+    else()
+      find_path(CPUTRAIN_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+      find_library(CPUTRAIN_DNNL_LIBRARY NAMES dnnl)
+      mark_as_advanced(CPUTRAIN_DNNL_INCLUDE_DIR CPUTRAIN_DNNL_LIBRARY)
+      if(CPUTRAIN_DNNL_INCLUDE_DIR AND CPUTRAIN_DNNL_LIBRARY)
+        set(_cputrain_dnnl_target "${CPUTRAIN_DNNL_LIBRARY}")
+      endif()
+    endif()
+    if(DEFINED _cputrain_dnnl_target)
+      add_library(cputrain_dep::dnnl INTERFACE IMPORTED)
+      target_link_libraries(cputrain_dep::dnnl INTERFACE ${_cputrain_dnnl_target})
+      if(CPUTRAIN_DNNL_INCLUDE_DIR AND NOT TARGET DNNL::dnnl)
+        target_include_directories(cputrain_dep::dnnl INTERFACE "${CPUTRAIN_DNNL_INCLUDE_DIR}")
+      endif()
+      unset(_cputrain_dnnl_target)
+    endif()
+  endif()
+  if(TARGET cputrain_dep::dnnl)
+    set(CPUTRAIN_HAVE_ONEDNN ON)
+  elseif(CPUTRAIN_WITH_ONEDNN STREQUAL "ON")
+    message(FATAL_ERROR "cputrain: CPUTRAIN_WITH_ONEDNN=ON but oneDNN >= 2.6 was not found "
+                        "(Debian: apt-get install libdnnl-dev)")
+  endif()
+endif()
+
 function(cputrain_link_dependencies target)
   target_link_libraries(${target} INTERFACE
     Eigen3::Eigen TBB::tbb TBB::tbbmalloc Boost::mpi Boost::program_options MPI::MPI_CXX
@@ -90,6 +134,10 @@ function(cputrain_link_dependencies target)
   if(CPUTRAIN_USE_BLAS)
     target_link_libraries(${target} INTERFACE BLAS::BLAS)
     target_compile_definitions(${target} INTERFACE EIGEN_USE_BLAS CPUTRAIN_USE_BLAS=1)
+  endif()
+  if(CPUTRAIN_HAVE_ONEDNN)
+    target_link_libraries(${target} INTERFACE cputrain_dep::dnnl)
+    target_compile_definitions(${target} INTERFACE CPUTRAIN_HAVE_ONEDNN=1)
   endif()
   if(CPUTRAIN_HAVE_HWLOC)
     target_link_libraries(${target} INTERFACE cputrain_dep::hwloc)

@@ -1,14 +1,15 @@
 // cputrain::kernels::gemm — C = alpha * op(A) * op(B) + beta * C on row-major matrices, split into fixed-size
-// blocks of C that run as oneTBB tasks in the caller's current arena, each block an Eigen product on one
-// thread (Eigen is built single-threaded: EIGEN_DONT_PARALLELIZE).
+// blocks of C that run as oneTBB tasks in the caller's current arena, each block one product on one thread.
 //
-// Operands are float or cputrain::bf16. bf16 operands are widened to float while packing a task's panel into a
-// per-thread scratch buffer, then multiplied with float accumulation: exactly what bf16 mixed precision means on
-// CPUs without native bf16 dot products, at float speed. Every element of C is computed by one task over the
-// whole K dimension with fixed block shapes, so the result is bit-identical for any number of threads.
+// Each block runs on the kernels gemm_backend.hpp chooses: oneDNN (bf16 x bf16 natively on AVX512-BF16 and AMX;
+// fp32) or Eigen (built single-threaded: EIGEN_DONT_PARALLELIZE). On Eigen, bf16 operands are widened to float
+// while packing a task's panel into a per-thread scratch buffer, then multiplied with float accumulation — what
+// bf16 mixed precision means on CPUs without native bf16 dot products, at float speed. Every element of C is
+// computed by one task over the whole K dimension with fixed block shapes, so the result is bit-identical for
+// any number of threads.
 //
-// Backend (compile time): Eigen's own kernels, or with CPUTRAIN_USE_BLAS (EIGEN_USE_BLAS) Eigen hands each
-// block to the BLAS's sgemm; the BLAS is asked to stay single-threaded inside our tasks.
+// With CPUTRAIN_USE_BLAS (EIGEN_USE_BLAS) Eigen hands each block to the BLAS's sgemm; the BLAS is asked to stay
+// single-threaded inside our tasks.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +26,8 @@
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/core/error.hpp"
+#include "cputrain/kernels/gemm_backend.hpp"
+#include "cputrain/kernels/onednn_matmul.hpp"
 #include "cputrain/policy/alloc/standard.hpp"
 
 #if defined(CPUTRAIN_USE_BLAS)
@@ -84,10 +87,22 @@ const_map panel(const T* data, std::size_t ld, std::size_t r0, std::size_t rows,
     auto& buffer = scratch(slot);
     if (buffer.size() < rows * cols) buffer.resize(rows * cols);
     for (std::size_t r = 0; r < rows; ++r) {
-      cputrain::detail::to_float_scalar(first + r * ld, buffer.data() + r * cols, cols);
+      cputrain::detail::to_float_kernel(first + r * ld, buffer.data() + r * cols, cols);
     }
     return const_map(buffer.data(), static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols),
                      Eigen::OuterStride<>(static_cast<Eigen::Index>(cols)));
+  }
+}
+
+/// Whether products of TA x TB operands go to oneDNN (see gemm_backend.hpp); mixed operands never do.
+template <gemm_scalar TA, gemm_scalar TB>
+bool runs_on_onednn() {
+  if constexpr (!std::same_as<TA, TB>) {
+    return false;
+  } else if constexpr (std::same_as<TA, bf16>) {
+    return bf16_gemm_backend() == gemm_backend::onednn;
+  } else {
+    return fp32_gemm_backend() == gemm_backend::onednn;
   }
 }
 
@@ -123,7 +138,20 @@ void gemm(transpose trans_a, transpose trans_b, std::size_t m, std::size_t n, st
   if (m == 0 || n == 0) return;
   detail::ensure_single_threaded_blas();
 
+  const bool on_onednn = k > 0 && alpha != 0.0f && detail::runs_on_onednn<TA, TB>();
   const auto block = [&](std::size_t r0, std::size_t rows, std::size_t c0, std::size_t cols) {
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+    if (on_onednn) {
+      // op(A) rows [r0, r0+rows), op(B) columns [c0, c0+cols): the same storage with the offsets of the block.
+      const TA* a_block = ta ? a + r0 : a + r0 * lda;
+      const TB* b_block = tb ? b + c0 * ldb : b + c0;
+      const onednn::product_key key{rows, cols, k, lda, ldb, ldc, ta, tb, std::same_as<TA, bf16>, alpha, beta};
+      onednn::matmul(key, a_block, b_block, c + r0 * ldc + c0);
+      return;
+    }
+#else
+    (void)on_onednn;
+#endif
     detail::mut_map c_block(c + r0 * ldc + c0, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols),
                             Eigen::OuterStride<>(static_cast<Eigen::Index>(ldc)));
     if (k == 0 || alpha == 0.0f) {

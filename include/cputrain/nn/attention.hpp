@@ -4,13 +4,17 @@
 // with the mask added after the scaling, as HF does. Heads are read and written in place inside the
 // [tokens, hidden] projections (row stride = hidden): no reshapes, no transposed copies. One task per
 // (sequence, head) runs its small products on its own thread; dropout's mask is regenerated from its counter
-// in backward, so only P is kept.
+// in backward, so only P is kept. When the projections are bf16 (bf16 mixed precision) every operand of the four
+// products is bf16 too — P, dropout(P), dcontext and dscores are rounded as PyTorch's autocast rounds them — so
+// the products run on native bf16 kernels where the CPU has them.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <oneapi/tbb/blocked_range.h>
@@ -55,6 +59,36 @@ inline aligned_floats& attention_scratch(int which, std::size_t size) {
   if (b.size() < size) b.resize(size);
   return b;
 }
+
+/// A [seq, seq] float result as a product operand of type T: itself when T is float, else rounded into a
+/// per-thread bf16 scratch.
+template <class T>
+const T* as_operand(const float* values, std::size_t size) {
+  if constexpr (std::is_same_v<T, float>) {
+    (void)size;
+    return values;
+  } else {
+    thread_local std::vector<T, alloc::allocator<T, alloc::standard>> rounded;
+    if (rounded.size() < size) rounded.resize(size);
+    cputrain::detail::to_bf16_kernel(values, rounded.data(), size);
+    return rounded.data();
+  }
+}
+
+/// dcontext [tokens, hidden] as the operand type T: itself when T is float, else rounded once (in parallel) into
+/// a buffer of the calling thread.
+template <class T>
+const T* context_gradient_operand(const float* dcontext, std::size_t size) {
+  if constexpr (std::is_same_v<T, float>) {
+    (void)size;
+    return dcontext;
+  } else {
+    thread_local std::vector<T, alloc::allocator<T, alloc::standard>> rounded;
+    if (rounded.size() < size) rounded.resize(size);
+    cputrain::to_bf16(std::span<const float>(dcontext, size), std::span<T>(rounded.data(), size));
+    return rounded.data();
+  }
+}
 }  // namespace detail
 
 /// q, k, v: [tokens, hidden] (the projections, as kept); key_mask: [batch, seq] additive; probs: [groups, seq,
@@ -85,7 +119,7 @@ void attention_forward(const attention_shape& s, const TA* q, const TA* k, const
           if constexpr (std::is_same_v<TP, float>) {
             std::copy(scores.begin(), scores.begin() + static_cast<std::ptrdiff_t>(S * S), kept);
           } else {
-            cputrain::detail::to_bf16_scalar(scores.data(), kept, S * S);
+            cputrain::detail::to_bf16_kernel(scores.data(), kept, S * S);
           }
           if (dropout.active()) {
             float* sc = scores.data();
@@ -93,7 +127,11 @@ void attention_forward(const attention_shape& s, const TA* q, const TA* k, const
                                       [&](std::size_t i, float factor) { sc[i] *= factor; });
           }
           // context_bh [S, D] = dropout(P) [S, S] * V_bh [S, D]
-          gemm(transpose::no, transpose::no, S, D, S, 1.0f, scores.data(), S, v + head, H, 0.0f, context + head, H,
+          // Without dropout the kept probabilities are already the bf16 operand.
+          const TA* dropped = std::is_same_v<TA, TP> && !std::is_same_v<TA, float> && !dropout.active()
+                                  ? reinterpret_cast<const TA*>(kept)
+                                  : detail::as_operand<TA>(scores.data(), S * S);
+          gemm(transpose::no, transpose::no, S, D, S, 1.0f, dropped, S, v + head, H, 0.0f, context + head, H,
                gemm_threads::calling_thread);
         }
       },
@@ -110,6 +148,7 @@ void attention_backward(const attention_shape& s, const TA* q, const TA* k, cons
   const std::size_t H = s.hidden(), S = s.seq, D = s.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const kernels::dropout_stream mask(dropout.seed, dropout.stream);
+  const TA* dctx = detail::context_gradient_operand<TA>(dcontext, s.tokens() * H);
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, s.groups(), 1),
       [&](const tbb::blocked_range<std::size_t>& range) {
@@ -129,10 +168,10 @@ void attention_backward(const attention_shape& s, const TA* q, const TA* k, cons
             for (std::size_t i = 0; i < S * S; ++i) dr[i] = static_cast<float>(p[i]);
           }
           // dV_bh [S, D] = dropout(P)^T [S, S] * dcontext_bh [S, D]
-          gemm(transpose::yes, transpose::no, S, D, S, 1.0f, dropped.data(), S, dcontext + head, H, 0.0f, dv + head,
-               H, gemm_threads::calling_thread);
+          gemm(transpose::yes, transpose::no, S, D, S, 1.0f, detail::as_operand<TA>(dr, S * S), S, dctx + head, H,
+               0.0f, dv + head, H, gemm_threads::calling_thread);
           // d dropout(P) [S, S] = dcontext_bh [S, D] * V_bh^T
-          gemm(transpose::no, transpose::yes, S, S, D, 1.0f, dcontext + head, H, v + head, H, 0.0f, dprobs.data(), S,
+          gemm(transpose::no, transpose::yes, S, S, D, 1.0f, dctx + head, H, v + head, H, 0.0f, dprobs.data(), S,
                gemm_threads::calling_thread);
           if (dropout.active()) {
             kernels::for_dropout_mask(mask, g * S * S, S * S, dropout.p,
@@ -142,9 +181,10 @@ void attention_backward(const attention_shape& s, const TA* q, const TA* k, cons
             kernels::attention_softmax_row_backward(dprobs.data() + i * S, p + i * S, scale, S);
           }
           // dQ_bh = dscores [S, S] * K_bh [S, D];  dK_bh = dscores^T * Q_bh
-          gemm(transpose::no, transpose::no, S, D, S, 1.0f, dprobs.data(), S, k + head, H, 0.0f, dq + head, H,
+          const TA* dscores = detail::as_operand<TA>(dp, S * S);
+          gemm(transpose::no, transpose::no, S, D, S, 1.0f, dscores, S, k + head, H, 0.0f, dq + head, H,
                gemm_threads::calling_thread);
-          gemm(transpose::yes, transpose::no, S, D, S, 1.0f, dprobs.data(), S, q + head, H, 0.0f, dk + head, H,
+          gemm(transpose::yes, transpose::no, S, D, S, 1.0f, dscores, S, q + head, H, 0.0f, dk + head, H,
                gemm_threads::calling_thread);
         }
       },

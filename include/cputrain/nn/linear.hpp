@@ -2,18 +2,36 @@
 //   y[tokens, out] = x[tokens, in] * W^T + b
 // forward and backward over views into the flat parameter and gradient buffers. The weight is read from a
 // "GEMM copy" of the flat buffer: the float buffer itself under fp32, its bf16 rounding under bf16 mixed
-// precision (refreshed once per optimizer step, not per product).
+// precision (refreshed once per optimizer step, not per product). Under bf16 mixed precision backward rounds
+// the output gradient to bf16 once and both of its products read that copy, as PyTorch's autocast does: both
+// operands of every product are then bf16, which is what native bf16 kernels (AVX512-BF16, AMX) multiply.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cputrain/core/bf16_convert.hpp"
+#include "cputrain/policy/alloc/standard.hpp"
 
 #include "cputrain/kernels/bias.hpp"
 #include "cputrain/kernels/gemm.hpp"
 #include "cputrain/nn/parameters.hpp"
 
 namespace cputrain::nn {
+
+namespace detail {
+/// dy rounded to bf16 for backward's products: one buffer per calling thread, grown on demand and kept.
+inline std::span<bf16> rounded_gradient(const float* dy, std::size_t n) {
+  thread_local std::vector<bf16, alloc::allocator<bf16, alloc::standard>> buffer;
+  if (buffer.size() < n) buffer.resize(n);
+  cputrain::to_bf16(std::span<const float>(dy, n), std::span<bf16>(buffer.data(), n));
+  return {buffer.data(), n};
+}
+}  // namespace detail
 
 struct linear {
   std::size_t in = 0;
@@ -43,12 +61,26 @@ struct linear {
   /// Accumulates dW += dy^T x and db += sum_rows dy into `grads`; when dx is not null, dx = dy W, or
   /// dx += dy W when accumulate_dx (a tensor feeding several layers sums their gradients).
   /// x: the forward input as kept; dy: [tokens, out].
+  /// With bf16 weights and inputs, dy enters both products rounded to bf16 (the bias gradient sums it in float).
   template <class TW, class TX>
   void backward(const TW* gemm_weights, float* grads, const TX* x, const float* dy, std::size_t tokens, float* dx,
                 bool accumulate_dx = false) const {
+    kernels::bias_backward(dy, tokens, out, grads + bias);
+    if constexpr (std::is_same_v<TW, bf16> && std::is_same_v<TX, bf16>) {
+      products_backward(gemm_weights, grads, x, detail::rounded_gradient(dy, tokens * out).data(), tokens, dx,
+                        accumulate_dx);
+    } else {
+      products_backward(gemm_weights, grads, x, dy, tokens, dx, accumulate_dx);
+    }
+  }
+
+ private:
+  // dW[out, in] += dy^T [out, tokens] x [tokens, in];  dx[tokens, in] (+)= dy [tokens, out] W [out, in]
+  template <class TW, class TX, class TD>
+  void products_backward(const TW* gemm_weights, float* grads, const TX* x, const TD* dy, std::size_t tokens,
+                         float* dx, bool accumulate_dx) const {
     kernels::gemm(kernels::transpose::yes, kernels::transpose::no, out, in, tokens, 1.0f, dy, out, x, in, 1.0f,
                   grads + weight, in);
-    kernels::bias_backward(dy, tokens, out, grads + bias);
     if (dx != nullptr) {
       kernels::gemm(kernels::transpose::no, kernels::transpose::no, tokens, in, out, 1.0f, dy, out,
                     gemm_weights + weight, in, accumulate_dx ? 1.0f : 0.0f, dx, in);

@@ -1,0 +1,118 @@
+// cputrain::kernels::gemm_backend — which kernels run kernels::gemm's products, chosen once per process at run
+// time from what the CPU offers, and how to force a choice.
+//
+//   bf16 x bf16  oneDNN where it runs bf16 natively (AVX512-BF16 dot products, AMX tiles); elsewhere Eigen on
+//                operands widened to float while packing (AVX2-only CPUs have no bf16 arithmetic to use)
+//   fp32 x fp32  oneDNN wherever it is built in (measured faster than Eigen's kernels: docs/benchmarks.md)
+//   mixed        Eigen, widening the bf16 side
+//
+// CPUTRAIN_GEMM_BACKEND=auto|eigen|onednn (environment, read once) or set_gemm_backend() forces a choice:
+// `eigen` runs everything on Eigen (the portable reference), `onednn` sends fp32 and bf16 products to oneDNN
+// even where its bf16 is emulated (and refuses where it has none). DNNL_MAX_CPU_ISA caps what oneDNN may use,
+// so one machine can exercise the lower paths. The same backend gives the same bits for any thread count; two
+// backends differ in rounding, so a run and its resume should use the same one (run_qa prints it).
+#pragma once
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "cputrain/core/error.hpp"
+#include "cputrain/kernels/onednn_matmul.hpp"
+
+namespace cputrain::kernels {
+
+/// What a user may ask for.
+enum class gemm_backend_choice { automatic, eigen, onednn };
+
+/// Where one kind of product runs.
+enum class gemm_backend { eigen, onednn };
+
+/// Parses "auto", "eigen" or "onednn"; throws usage_error naming `source` otherwise.
+[[nodiscard]] inline gemm_backend_choice parse_gemm_backend(std::string_view text, std::string_view source) {
+  if (text == "auto" || text.empty()) return gemm_backend_choice::automatic;
+  if (text == "eigen") return gemm_backend_choice::eigen;
+  if (text == "onednn") return gemm_backend_choice::onednn;
+  throw usage_error(std::string(source) + ": unknown GEMM backend '" + std::string(text) +
+                    "' (expected auto, eigen or onednn)");
+}
+
+/// Whether this build can call oneDNN at all.
+[[nodiscard]] constexpr bool onednn_built_in() noexcept {
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+  return true;
+#else
+  return false;
+#endif
+}
+
+namespace detail {
+
+inline gemm_backend_choice choice_from_environment() {
+  const char* text = std::getenv("CPUTRAIN_GEMM_BACKEND");
+  return text == nullptr ? gemm_backend_choice::automatic
+                         : parse_gemm_backend(text, "environment variable CPUTRAIN_GEMM_BACKEND");
+}
+
+inline std::atomic<gemm_backend_choice>& backend_choice() {
+  static std::atomic<gemm_backend_choice> choice{choice_from_environment()};
+  return choice;
+}
+
+}  // namespace detail
+
+/// Overrides CPUTRAIN_GEMM_BACKEND for the rest of the process (for tests and side-by-side comparisons). Call
+/// it between steps, not while products run. Throws usage_error for `onednn` in a build without it.
+inline void set_gemm_backend(gemm_backend_choice choice) {
+  if (choice == gemm_backend_choice::onednn && !onednn_built_in()) {
+    throw usage_error("GEMM backend onednn: this program was built without oneDNN (CPUTRAIN_WITH_ONEDNN)");
+  }
+  detail::backend_choice().store(choice, std::memory_order_relaxed);
+}
+
+[[nodiscard]] inline gemm_backend_choice current_gemm_backend_choice() {
+  return detail::backend_choice().load(std::memory_order_relaxed);
+}
+
+/// Where fp32 x fp32 products run.
+[[nodiscard]] inline gemm_backend fp32_gemm_backend() {
+  if (!onednn_built_in()) return gemm_backend::eigen;
+  return current_gemm_backend_choice() == gemm_backend_choice::eigen ? gemm_backend::eigen : gemm_backend::onednn;
+}
+
+/// Where bf16 x bf16 products run.
+[[nodiscard]] inline gemm_backend bf16_gemm_backend() {
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+  switch (current_gemm_backend_choice()) {
+    case gemm_backend_choice::eigen: return gemm_backend::eigen;
+    case gemm_backend_choice::onednn: return gemm_backend::onednn;
+    case gemm_backend_choice::automatic: {
+      static const bool native = onednn::native_bf16();
+      return native ? gemm_backend::onednn : gemm_backend::eigen;
+    }
+  }
+#endif
+  return gemm_backend::eigen;
+}
+
+/// A line for logs and `cputrain-machine`: where products of `bf16` (or fp32) operands run on this CPU, e.g.
+/// "oneDNN avx512_core_bf16 (native bf16)" or "Eigen (bf16 widened to fp32; no native bf16 on this CPU)".
+[[nodiscard]] inline std::string gemm_path_description(bool bf16) {
+  const gemm_backend backend = bf16 ? bf16_gemm_backend() : fp32_gemm_backend();
+  if (backend == gemm_backend::eigen) {
+    if (!bf16) return onednn_built_in() ? "Eigen (forced)" : "Eigen (built without oneDNN)";
+    if (current_gemm_backend_choice() == gemm_backend_choice::eigen) return "Eigen, bf16 widened to fp32 (forced)";
+    return onednn_built_in() ? "Eigen, bf16 widened to fp32 (no native bf16 on this CPU)"
+                             : "Eigen, bf16 widened to fp32 (built without oneDNN)";
+  }
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+  std::string line = "oneDNN " + onednn::effective_isa_name();
+  if (bf16) line += onednn::native_bf16() ? " (native bf16)" : " (bf16 emulated: slow)";
+  return line;
+#else
+  return "Eigen";
+#endif
+}
+
+}  // namespace cputrain::kernels

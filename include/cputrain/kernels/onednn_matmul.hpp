@@ -1,0 +1,218 @@
+// cputrain::kernels::onednn — one row-major matrix product on oneDNN's kernels (the library PyTorch's CPU
+// autocast runs its bf16 products on), executed on the calling thread:
+//   C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C,  A and B both float or both bf16, C float.
+// kernels::gemm calls it once per block of C from its own oneTBB tasks; nothing here starts a thread.
+//
+// Why it is shaped this way:
+// - oneDNN's Debian build (and vcpkg's, Conan's default) threads with OpenMP. A product is run with that
+//   runtime's thread count set to 1 on the calling thread, before the primitive is created (oneDNN fixes its
+//   work split at creation) and before it runs, so OpenMP never opens a team and oneTBB stays the only pool.
+// - Primitives are created once per shape (m, n, k, leading dimensions, transposes, alpha, beta, type) and
+//   kept; transposes and leading dimensions are strides of the memory descriptors, so no operand is copied.
+// - Scratchpads are the caller's (scratchpad_mode::user), one per thread, so one primitive runs on many threads
+//   at once.
+// - A primitive created for one shape runs the same instructions in the same order wherever it runs, so a
+//   block's result does not depend on the thread that computed it.
+#pragma once
+
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "cputrain/core/error.hpp"
+#include "cputrain/policy/alloc/standard.hpp"
+
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+// Declared here rather than through <omp.h>, which would ask every consumer for -fopenmp; libdnnl brings the
+// OpenMP runtime that defines it.
+extern "C" void omp_set_num_threads(int) __attribute__((weak));
+#elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_TBB
+#include <oneapi/tbb/task_arena.h>
+#endif
+
+namespace cputrain::kernels::onednn {
+
+/// What a primitive is specialised for: every argument of a product but the data.
+struct product_key {
+  std::size_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  bool trans_a = false, trans_b = false, bf16 = false;
+  float alpha = 1.0f, beta = 0.0f;
+  bool operator==(const product_key&) const = default;
+};
+
+struct product_key_hash {
+  std::size_t operator()(const product_key& key) const noexcept {
+    std::size_t h = 0;
+    const auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+    for (const std::size_t v : {key.m, key.n, key.k, key.lda, key.ldb, key.ldc}) mix(v);
+    mix((key.trans_a ? 1u : 0u) | (key.trans_b ? 2u : 0u) | (key.bf16 ? 4u : 0u));
+    mix(std::hash<float>{}(key.alpha));
+    mix(std::hash<float>{}(key.beta));
+    return h;
+  }
+};
+
+/// A created primitive with the descriptors its arguments are wrapped in.
+struct prepared_product {
+  dnnl::matmul primitive;
+  dnnl::memory::desc a, b, c, scratchpad;
+  std::string implementation;  // oneDNN's name for the kernel, e.g. "brg:avx512_core_amx_bf16"
+};
+
+/// The process's CPU engine. Never destroyed: threads' streams may outlive any static destructor order.
+inline const dnnl::engine& cpu_engine() {
+  static const dnnl::engine* const engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+/// Whether oneDNN runs bf16 x bf16 products natively on this CPU (AVX512-BF16 dot products or AMX tiles), as
+/// capped by DNNL_MAX_CPU_ISA. Elsewhere its bf16 kernels are emulated or missing.
+[[nodiscard]] inline bool native_bf16() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+  return (isa & bf16) == bf16;
+}
+
+/// oneDNN's name for the instruction set it dispatches to, e.g. "avx512_core_bf16".
+[[nodiscard]] inline std::string effective_isa_name() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return "other";
+  }
+}
+
+namespace detail {
+
+/// Runs f with oneDNN's threading runtime held to the calling thread.
+template <class F>
+void on_this_thread_only(F&& f) {
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+  thread_local const bool capped = [] {
+    if (omp_set_num_threads != nullptr) omp_set_num_threads(1);
+    return true;
+  }();
+  (void)capped;
+  f();
+#elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_TBB
+  // A oneDNN built on oneTBB would split the product over the caller's arena with a split that depends on its
+  // size; a one-thread arena keeps the result independent of the thread count.
+  thread_local tbb::task_arena single(1, 1);
+  single.execute(f);
+#else
+  f();
+#endif
+}
+
+inline dnnl::memory::desc matrix_desc(std::size_t rows, std::size_t cols, std::size_t ld, bool transposed,
+                                      dnnl::memory::data_type type) {
+  const auto r = static_cast<dnnl::memory::dim>(rows), c = static_cast<dnnl::memory::dim>(cols);
+  const auto l = static_cast<dnnl::memory::dim>(ld);
+  // op(X) is rows x cols; stored transposed means element (i, j) sits at j * ld + i.
+  return dnnl::memory::desc({r, c}, type, transposed ? dnnl::memory::dims{1, l} : dnnl::memory::dims{l, 1});
+}
+
+inline std::unique_ptr<prepared_product> create(const product_key& key) {
+  using dt = dnnl::memory::data_type;
+  const dt in = key.bf16 ? dt::bf16 : dt::f32;
+  auto p = std::make_unique<prepared_product>();
+  p->a = matrix_desc(key.m, key.k, key.lda, key.trans_a, in);
+  p->b = matrix_desc(key.k, key.n, key.ldb, key.trans_b, in);
+  p->c = matrix_desc(key.m, key.n, key.ldc, false, dt::f32);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (key.alpha != 1.0f) attr.set_output_scales(0, {key.alpha});
+  if (key.beta != 0.0f) {
+    dnnl::post_ops ops;
+    ops.append_sum(key.beta);
+    attr.set_post_ops(ops);
+  }
+  try {
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p->a, p->b, p->c), attr, cpu_engine());
+    p->scratchpad = pd.scratchpad_desc();
+    p->implementation = pd.impl_info_str();
+    p->primitive = dnnl::matmul(pd);
+  } catch (const dnnl::error& e) {
+    throw error(std::string("oneDNN has no ") + (key.bf16 ? "bf16" : "fp32") + " matrix product for this CPU (" +
+                effective_isa_name() + "; " + e.what() + "): unset CPUTRAIN_GEMM_BACKEND=onednn to use Eigen");
+  }
+  return p;
+}
+
+/// Shapes kept at most; a program with endlessly changing shapes gets fresh primitives past it (oneDNN's own
+/// primitive cache still spares it the kernel generation).
+inline constexpr std::size_t max_cached_products = 4096;
+
+/// The primitive for `key`, created on first use. Each thread remembers what it has looked up, so the shared
+/// table's lock is taken once per thread and shape.
+inline const prepared_product& prepare(const product_key& key) {
+  thread_local std::unordered_map<product_key, const prepared_product*, product_key_hash> seen;
+  if (const auto it = seen.find(key); it != seen.end()) return *it->second;
+  static std::mutex mutex;
+  static std::unordered_map<product_key, std::unique_ptr<prepared_product>, product_key_hash> table;
+  std::unique_lock lock(mutex);
+  if (const auto it = table.find(key); it != table.end()) {
+    seen.emplace(key, it->second.get());
+    return *it->second;
+  }
+  if (table.size() >= max_cached_products) {
+    lock.unlock();
+    thread_local std::unique_ptr<prepared_product> uncached;
+    uncached = create(key);
+    return *uncached;
+  }
+  const prepared_product& made = *(table[key] = create(key));
+  seen.emplace(key, &made);
+  return made;
+}
+
+inline std::vector<unsigned char, alloc::allocator<unsigned char, alloc::standard>>& scratchpad(std::size_t bytes) {
+  thread_local std::vector<unsigned char, alloc::allocator<unsigned char, alloc::standard>> buffer;
+  if (buffer.size() < bytes || buffer.empty()) buffer.resize(std::max<std::size_t>(bytes, 64));
+  return buffer;
+}
+
+}  // namespace detail
+
+/// Runs the product `key` describes on the calling thread. a, b: float when !key.bf16, bf16 (as 16-bit
+/// storage) when key.bf16; c: float. m, n and k must be positive.
+inline void matmul(const product_key& key, const void* a, const void* b, float* c) {
+  detail::on_this_thread_only([&] {
+    const prepared_product& p = detail::prepare(key);
+    thread_local dnnl::stream stream(cpu_engine());
+    auto& pad = detail::scratchpad(p.scratchpad.get_size());
+    const dnnl::engine& engine = cpu_engine();
+    p.primitive.execute(stream, {{DNNL_ARG_SRC, dnnl::memory(p.a, engine, const_cast<void*>(a))},
+                                 {DNNL_ARG_WEIGHTS, dnnl::memory(p.b, engine, const_cast<void*>(b))},
+                                 {DNNL_ARG_DST, dnnl::memory(p.c, engine, c)},
+                                 {DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, engine, pad.data())}});
+    stream.wait();
+  });
+}
+
+/// oneDNN's name for the kernel that runs `key` (creating its primitive if needed).
+[[nodiscard]] inline std::string implementation(const product_key& key) {
+  std::string name;
+  detail::on_this_thread_only([&] { name = detail::prepare(key).implementation; });
+  return name;
+}
+
+}  // namespace cputrain::kernels::onednn
+
+#endif  // CPUTRAIN_HAVE_ONEDNN
