@@ -88,9 +88,10 @@ int main(int argc, char** argv) {
     const auto running = cputrain::cpu_features::detect();
     std::string features;
     for (const auto& f : running.names()) features += " " + f;
-    std::printf("cputrain %s, bf16 conversion path: %s; this CPU has:%s%s\n", cputrain::version_string,
-                cputrain::bf16_conversion_isa().data(), features.c_str(),
-                running.avx512bf16 ? "" : " (no native bf16 dot products: GEMMs widen bf16 to float)");
+    std::printf("cputrain %s, bf16 conversion path: %s; this CPU has:%s\n", cputrain::version_string,
+                cputrain::bf16_conversion_isa().data(), features.c_str());
+    std::printf("GEMM paths: fp32 %s; bf16 %s\n", cputrain::kernels::gemm_path_description(false).c_str(),
+                cputrain::kernels::gemm_path_description(true).c_str());
 
     const auto topo = cputrain::topology::detect();
     std::printf("topology (%s):\n%s\n", topo.source().c_str(), topo.describe().c_str());

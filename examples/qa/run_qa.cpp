@@ -202,6 +202,8 @@ int run_qa(const ct::train::training_args& args, communicator& comm) {
   // Parameters, gradients and activations on the NUMA node of the arena the rank computes in.
   using fp32 = ct::policy<ct::precision::fp32, parallel, ct::alloc::numa_local>;
   using bf16 = ct::policy<ct::precision::bf16_mixed, parallel, ct::alloc::numa_local>;
+  say("matrix products (" + std::string(args.bf16 ? "bf16" : "fp32") +
+      "): " + ct::kernels::gemm_path_description(args.bf16));
   if (args.bf16) return run<bf16>(args, files, config, tokenizer, max_seq_length, resume, comm);
   return run<fp32>(args, files, config, tokenizer, max_seq_length, resume, comm);
 }

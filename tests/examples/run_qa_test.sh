@@ -67,12 +67,15 @@ PY
     grep -q '"loss"' "$WORK/log" || fail "no log entries printed"
     echo "eval_f1 = $f1"
     ;;
-  resume)
+  resume|resume-bf16)
     # A run resumed from its step-10 checkpoint (named, or found in output_dir) ends bit-identical to one that
-    # never stopped; older checkpoints beyond save_total_limit are gone.
+    # never stopped; older checkpoints beyond save_total_limit are gone. resume-bf16: the same with bf16 products.
     make_model "$WORK/m" 0.1
+    precision=()
+    [ "$CASE" = resume-bf16 ] && precision=(--bf16)
     common=(--config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --learning_rate 1e-3
-            --max_steps 30 --warmup_steps 5 --save_steps 10 --logging_steps 5 --gradient_accumulation_steps 2)
+            --max_steps 30 --warmup_steps 5 --save_steps 10 --logging_steps 5 --gradient_accumulation_steps 2
+            "${precision[@]}")
     "$RUN_QA" "${common[@]}" --output_dir "$WORK/a" > "$WORK/a.log" 2>&1 || fail "run a: $(tail -5 "$WORK/a.log")"
     "$RUN_QA" "${common[@]}" --output_dir "$WORK/b" --resume_from_checkpoint "$WORK/a/checkpoint-10" > "$WORK/b.log" 2>&1 \
       || fail "run b: $(tail -5 "$WORK/b.log")"
@@ -142,9 +145,29 @@ PY
       --learning_rate 1e-3 --max_steps 20 --logging_steps 10 --output_dir "$WORK/o" > "$WORK/log" 2>&1 \
       || fail "bf16 run failed: $(tail -5 "$WORK/log")"
     grep -q "precision = bf16" "$WORK/log" || fail "the run did not say it trains in bf16"
+    grep -q "^matrix products (bf16): " "$WORK/log" || fail "the run did not say where its bf16 products run"
     [ -s "$WORK/o/eval_results.json" ] || fail "no eval_results.json"
     # Predicting the evaluation file again gives the same answers (and runs the predict path in every preset).
     cmp -s "$WORK/o/eval_predictions.json" "$WORK/o/predict_predictions.json" || fail "predicting the same file gave other answers"
+    ;;
+  threads)
+    # One thread or two give the same weights bit for bit, in fp32 and in bf16 (products split in fixed blocks,
+    # attention heads one per task, every reduction in a fixed order).
+    make_model "$WORK/m" 0.1
+    for precision in fp32 bf16; do
+      flags=()
+      [ "$precision" = bf16 ] && flags=(--bf16)
+      for t in 1 2; do
+        args=("${TRAIN[@]}")
+        args[${#args[@]}-2]=$t  # --threads N
+        "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" "${args[@]}" --do_train --learning_rate 1e-3 \
+          --max_steps 8 --logging_steps 4 --save_steps 1000 "${flags[@]}" --output_dir "$WORK/$precision-$t" \
+          > "$WORK/$precision-$t.log" 2>&1 || fail "$precision with $t threads: $(tail -5 "$WORK/$precision-$t.log")"
+        grep -q "^threads: $t " "$WORK/$precision-$t.log" || fail "the run did not use $t threads"
+      done
+      cmp -s "$WORK/$precision-1/model.safetensors" "$WORK/$precision-2/model.safetensors" \
+        || fail "$precision: 1 and 2 threads trained different weights"
+    done
     ;;
   bad-files)
     # A model directory whose weights are cut short, or whose config.json does not fit its vocab.txt or a QA

@@ -1,4 +1,5 @@
-// Tests for include/cputrain/kernels/gemm.hpp against a double-precision reference.
+// Tests for include/cputrain/kernels/gemm.hpp against a double-precision reference, on every backend this build
+// and CPU offer (gemm_backend.hpp): each case runs once per backend.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -10,8 +11,11 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "cputrain/kernels/gemm.hpp"
+#include "cputrain/kernels/gemm_backend.hpp"
+#include "cputrain/core/cpu_features.hpp"
 
 using cputrain::bf16;
+using cputrain::kernels::gemm_backend_choice;
 using cputrain::kernels::gemm;
 using cputrain::kernels::transpose;
 
@@ -68,9 +72,38 @@ void check_against_reference(bool ta, bool tb, std::size_t m, std::size_t n, std
   CHECK(worst < 1e-5);
 }
 
+/// The backends to run a case on; the choice is set for the rest of the test case and undone at its end.
+struct backend_under_test {
+  explicit backend_under_test(gemm_backend_choice choice) { cputrain::kernels::set_gemm_backend(choice); }
+  ~backend_under_test() { cputrain::kernels::set_gemm_backend(gemm_backend_choice::automatic); }
+  backend_under_test(const backend_under_test&) = delete;
+  backend_under_test& operator=(const backend_under_test&) = delete;
+};
+
+gemm_backend_choice any_backend() {
+  if (cputrain::kernels::onednn_built_in()) {
+    return GENERATE(gemm_backend_choice::eigen, gemm_backend_choice::onednn, gemm_backend_choice::automatic);
+  }
+  return GENERATE(gemm_backend_choice::eigen, gemm_backend_choice::automatic);
+}
+
+/// Backends for bf16 x bf16 products: oneDNN only where it has bf16 kernels at all (none below AVX-512).
+gemm_backend_choice bf16_backend() {
+  const auto choice = any_backend();
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+  if (choice == gemm_backend_choice::onednn && (static_cast<unsigned>(dnnl::get_effective_cpu_isa()) &
+                                                static_cast<unsigned>(dnnl::cpu_isa::avx512_core)) !=
+                                                   static_cast<unsigned>(dnnl::cpu_isa::avx512_core)) {
+    return gemm_backend_choice::eigen;
+  }
+#endif
+  return choice;
+}
+
 }  // namespace
 
 TEST_CASE("gemm matches a double reference for every transpose, odd shapes, alpha and beta") {
+  const backend_under_test backend(any_backend());
   for (bool ta : {false, true}) {
     for (bool tb : {false, true}) {
       for (auto [m, n, k] : {std::tuple<std::size_t, std::size_t, std::size_t>{1, 1, 1},
@@ -86,7 +119,8 @@ TEST_CASE("gemm matches a double reference for every transpose, odd shapes, alph
   }
 }
 
-TEST_CASE("bf16 operands are widened exactly and accumulated in float") {
+TEST_CASE("bf16 operands are multiplied exactly and accumulated in float") {
+  const backend_under_test backend(bf16_backend());
   for (bool ta : {false, true}) {
     for (bool tb : {false, true}) {
       check_against_reference<bf16, bf16>(ta, tb, 200, 250, 130, 1.0f, 0.0f, 2);
@@ -97,6 +131,7 @@ TEST_CASE("bf16 operands are widened exactly and accumulated in float") {
 }
 
 TEST_CASE("k == 0 or alpha == 0 scales C by beta, and empty products do nothing") {
+  const backend_under_test backend(any_backend());
   std::vector<float> c(6, 2.0f);
   const float a = 1.0f, b = 1.0f;
   gemm(transpose::no, transpose::no, 2, 3, 0, 1.0f, &a, 0, &b, 3, 0.5f, c.data(), 3);
@@ -108,18 +143,72 @@ TEST_CASE("k == 0 or alpha == 0 scales C by beta, and empty products do nothing"
   gemm(transpose::no, transpose::no, 0, 3, 2, 1.0f, ones.data(), 2, ones.data(), 3, 0.0f, nan_c.data(), 3);
 }
 
-TEST_CASE("gemm gives bit-identical results whatever the thread count") {
+template <class T>
+void check_thread_count_independence() {
   const std::size_t m = 700, n = 900, k = 257;
   std::mt19937 rng(7);
-  const auto a = random_matrix<float>(m, k, rng);
-  const auto b = random_matrix<float>(n, k, rng);
-  std::vector<float> one(m * n), two(m * n);
+  const auto a = random_matrix<T>(m, k, rng);
+  const auto b = random_matrix<T>(n, k, rng);
+  std::vector<float> one(m * n), two(m * n), single(m * n);
   tbb::task_arena(1).execute(
       [&] { gemm(transpose::no, transpose::yes, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f, one.data(), n); });
   tbb::task_arena(2).execute(
       [&] { gemm(transpose::no, transpose::yes, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f, two.data(), n); });
+  // Attention's per-head products run all their blocks on the calling thread: the same bits again.
+  tbb::task_arena(2).execute([&] {
+    gemm(transpose::no, transpose::yes, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f, single.data(), n,
+         cputrain::kernels::gemm_threads::calling_thread);
+  });
   CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
+  CHECK(std::memcmp(one.data(), single.data(), one.size() * sizeof(float)) == 0);
 }
+
+TEST_CASE("gemm gives bit-identical results whatever the thread count") {
+  const backend_under_test backend(any_backend());
+  check_thread_count_independence<float>();
+}
+
+TEST_CASE("bf16 gemm gives bit-identical results whatever the thread count") {
+  const backend_under_test backend(bf16_backend());
+  check_thread_count_independence<bf16>();
+}
+
+TEST_CASE("a GEMM backend is chosen by name, and an unknown name is refused with its source") {
+  using cputrain::kernels::parse_gemm_backend;
+  CHECK(parse_gemm_backend("auto", "test") == gemm_backend_choice::automatic);
+  CHECK(parse_gemm_backend("eigen", "test") == gemm_backend_choice::eigen);
+  CHECK(parse_gemm_backend("onednn", "test") == gemm_backend_choice::onednn);
+  CHECK_THROWS_WITH(parse_gemm_backend("mkl", "environment variable CPUTRAIN_GEMM_BACKEND"),
+                    Catch::Contains("CPUTRAIN_GEMM_BACKEND") && Catch::Contains("'mkl'") &&
+                        Catch::Contains("auto, eigen or onednn"));
+  {
+    const backend_under_test backend(gemm_backend_choice::eigen);
+    CHECK(cputrain::kernels::bf16_gemm_backend() == cputrain::kernels::gemm_backend::eigen);
+    CHECK(cputrain::kernels::fp32_gemm_backend() == cputrain::kernels::gemm_backend::eigen);
+    CHECK_THAT(cputrain::kernels::gemm_path_description(true), Catch::StartsWith("Eigen"));
+  }
+  if (cputrain::kernels::onednn_built_in()) {
+    // oneDNN's fp32 kernels measured faster than Eigen's everywhere: fp32 goes there unless told otherwise.
+    CHECK(cputrain::kernels::fp32_gemm_backend() == cputrain::kernels::gemm_backend::onednn);
+    CHECK_THAT(cputrain::kernels::gemm_path_description(false), Catch::StartsWith("oneDNN"));
+  } else {
+    CHECK_THROWS_WITH(cputrain::kernels::set_gemm_backend(gemm_backend_choice::onednn),
+                      Catch::Contains("built without oneDNN"));
+  }
+}
+
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+TEST_CASE("bf16 products go to oneDNN exactly where the CPU has native bf16") {
+  const auto features = cputrain::cpu_features::detect();
+  const bool native = cputrain::kernels::onednn::native_bf16();
+  INFO("oneDNN ISA: " << cputrain::kernels::onednn::effective_isa_name());
+  // DNNL_MAX_CPU_ISA may cap oneDNN below what the CPU has, never above.
+  if (native) CHECK((features.avx512bf16 || features.amx_bf16));
+  CHECK((cputrain::kernels::bf16_gemm_backend() == cputrain::kernels::gemm_backend::onednn) == native);
+  CHECK_THAT(cputrain::kernels::gemm_path_description(true),
+             Catch::Contains(native ? "native bf16" : "widened to fp32"));
+}
+#endif
 
 TEST_CASE("arguments that cannot describe the matrices are refused with the reason") {
   std::vector<float> x(100, 1.0f), c(100);
@@ -133,3 +222,22 @@ TEST_CASE("arguments that cannot describe the matrices are refused with the reas
   CHECK_THROWS_WITH(gemm(transpose::no, transpose::no, 4, 5, 6, 1.0f, null_a, 6, x.data(), 5, 0.0f, c.data(), 5),
                     Catch::Contains("A or B is null"));
 }
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+TEST_CASE("oneDNN forced where it has no bf16 kernels is refused with the reason") {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  if ((isa & avx512) == avx512) {
+    // Runs for real under DNNL_MAX_CPU_ISA=AVX2 (registered so in tests/kernels/CMakeLists.txt).
+    SUCCEED("oneDNN has bf16 kernels here (" << cputrain::kernels::onednn::effective_isa_name() << ")");
+    return;
+  }
+  const backend_under_test backend(gemm_backend_choice::onednn);
+  std::vector<bf16> a(64 * 64, bf16(1.0f));
+  std::vector<float> c(64 * 64);
+  CHECK_THROWS_WITH(gemm(transpose::no, transpose::no, 64, 64, 64, 1.0f, a.data(), 64, a.data(), 64, 0.0f, c.data(), 64),
+                    Catch::Contains("oneDNN has no bf16 matrix product for this CPU") &&
+                        Catch::Contains("CPUTRAIN_GEMM_BACKEND"));
+  // fp32 still runs there, and automatic choice sends bf16 to Eigen.
+  CHECK(cputrain::kernels::onednn::native_bf16() == false);
+}
+#endif

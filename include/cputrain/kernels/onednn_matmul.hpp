@@ -1,5 +1,6 @@
 // cputrain::kernels::onednn — one row-major matrix product on oneDNN's kernels (the library PyTorch's CPU
-// autocast runs its bf16 products on), executed on the calling thread:
+// autocast runs its bf16 products on; the 2.x API, as Debian 12 ships 2.6, and 3.x), executed on the calling
+// thread:
 //   C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C,  A and B both float or both bf16, C float.
 // kernels::gemm calls it once per block of C from its own oneTBB tasks; nothing here starts a thread.
 //
@@ -137,14 +138,22 @@ inline std::unique_ptr<prepared_product> create(const product_key& key) {
   p->c = matrix_desc(key.m, key.n, key.ldc, false, dt::f32);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  if (key.alpha != 1.0f) attr.set_output_scales(0, {key.alpha});
-  if (key.beta != 0.0f) {
-    dnnl::post_ops ops;
-    ops.append_sum(key.beta);
-    attr.set_post_ops(ops);
-  }
+  // C = beta * C + alpha * (A B): alpha as a linear post-op on the product (output scales left the API in 3.0),
+  // then the sum post-op adds beta times what C held.
+  dnnl::post_ops ops;
+#if DNNL_VERSION_MAJOR >= 3
+  if (key.alpha != 1.0f) ops.append_eltwise(dnnl::algorithm::eltwise_linear, key.alpha, 0.0f);
+#else
+  if (key.alpha != 1.0f) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, key.alpha, 0.0f);
+#endif
+  if (key.beta != 0.0f) ops.append_sum(key.beta);
+  attr.set_post_ops(ops);
   try {
+#if DNNL_VERSION_MAJOR >= 3
+    const dnnl::matmul::primitive_desc pd(cpu_engine(), p->a, p->b, p->c, attr);
+#else
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p->a, p->b, p->c), attr, cpu_engine());
+#endif
     p->scratchpad = pd.scratchpad_desc();
     p->implementation = pd.impl_info_str();
     p->primitive = dnnl::matmul(pd);
