@@ -10,11 +10,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-# What run_qa and mpirun need at run time (the -dev packages stay in the build stage), the allocators the launcher
-# can preload (docs/container.md), ssh for the Kubeflow MPI Operator, and tools for looking at a node's layout.
+# What run_qa and mpirun need at run time (the -dev packages stay in the build stage; libdnnl2, oneDNN's kernels,
+# brings libgomp1), the allocators the launcher can preload (docs/container.md), ssh for the Kubeflow MPI Operator,
+# and tools for looking at a node's layout.
 packages=(
   libtbb12 libtbbmalloc2 libboost-mpi1.74.0 libboost-program-options1.74.0 libboost-serialization1.74.0
-  libopenmpi3 openmpi-bin libutf8proc2 libhwloc15 libstdc++6
+  libopenmpi3 openmpi-bin libutf8proc2 libhwloc15 libdnnl2 libstdc++6
   libjemalloc2 libtcmalloc-minimal4
   openssh-server openssh-client
   hwloc-nox numactl procps
