@@ -2,6 +2,9 @@
 #   conan create . --build=missing                 package this checkout, then build and run test_package/
 #   conan install --requires=cputrain/0.1.0 -g CMakeDeps -g CMakeToolchain
 #
+# oneDNN (with_onednn) is off by default: ConanCenter has no onednn recipe, so the reference resolves only where a
+# remote of your own (or the local cache) has one. Without it every matrix product runs on Eigen.
+#
 # The dependencies are the ones cmake/cputrain-dependencies.cmake finds (tests/packaging/check_recipes.py fails when
 # the two lists, or the vcpkg manifests, drift apart), with one exception, MPI: ConanCenter's boost builds Boost.MPI
 # only with -o boost/*:without_mpi=False, and then with Boost.Build's `using mpi ;`, which takes the MPI compiler
@@ -38,10 +41,12 @@ class CputrainConan(ConanFile):
     settings = "os", "arch", "compiler", "build_type"
     options = {
         "with_hwloc": [True, False],
+        "with_onednn": [True, False],
         "with_openblas": [True, False],
     }
     default_options = {
         "with_hwloc": True,
+        "with_onednn": False,
         "with_openblas": False,
         # Boost.MPI is off in ConanCenter's boost unless asked for (it also needs graph and serialization, on by
         # default there).
@@ -87,6 +92,9 @@ class CputrainConan(ConanFile):
         if self.options.with_hwloc:
             # The same range as ConanCenter's onetbb (for tbbbind), so one hwloc serves both.
             self.requires("hwloc/[>=2.9.3 <3]", **traits)
+        if self.options.with_onednn:
+            # oneDNN 2.6 (Debian 12's) and later; the headers support both the 2.x and the 3.x C++ API.
+            self.requires("onednn/[>=2.6 <4]", **traits)
         if self.options.with_openblas:
             self.requires("openblas/[>=0.3.20 <1]", **traits)
 
@@ -113,6 +121,7 @@ class CputrainConan(ConanFile):
         tc.cache_variables["CPUTRAIN_BUILD_BENCHMARKS"] = False
         tc.cache_variables["CPUTRAIN_INSTALL"] = True
         tc.cache_variables["CPUTRAIN_WITH_HWLOC"] = "ON" if self.options.with_hwloc else "OFF"
+        tc.cache_variables["CPUTRAIN_WITH_ONEDNN"] = "ON" if self.options.with_onednn else "OFF"
         tc.cache_variables["CPUTRAIN_USE_BLAS"] = bool(self.options.with_openblas)
         if self.options.with_openblas:
             tc.cache_variables["BLA_VENDOR"] = "OpenBLAS"
@@ -152,6 +161,9 @@ class CputrainConan(ConanFile):
         if self.options.with_hwloc:
             self.cpp_info.requires.append("hwloc::hwloc")
             self.cpp_info.defines.append("CPUTRAIN_HAVE_HWLOC=1")
+        if self.options.with_onednn:
+            self.cpp_info.requires.append("onednn::onednn")
+            self.cpp_info.defines.append("CPUTRAIN_HAVE_ONEDNN=1")
         if self.options.with_openblas:
             self.cpp_info.requires.append("openblas::openblas")
             self.cpp_info.defines.extend(["EIGEN_USE_BLAS", "CPUTRAIN_USE_BLAS=1"])

@@ -1,8 +1,10 @@
 // A downstream program for the package recipes: what it knows of cputrain comes from the package alone. It tokenizes
-// with the WordPiece tokenizer (utf8proc), multiplies two matrices with the GEMM kernel (Eigen, oneTBB) and reads the
-// machine's NUMA topology (hwloc when the package has it, /sys otherwise).
+// with the WordPiece tokenizer (utf8proc), multiplies two matrices with the GEMM kernel (oneTBB, and oneDNN when the
+// package has it, Eigen otherwise) and reads the machine's NUMA topology (hwloc when the package has it, /sys
+// otherwise).
 #include <cputrain/dist/topology.hpp>
 #include <cputrain/kernels/gemm.hpp>
+#include <cputrain/kernels/gemm_backend.hpp>
 #include <cputrain/text/bert_tokenizer.hpp>
 #include <cputrain/version.hpp>
 
@@ -37,9 +39,10 @@ int main() {
 #else
   const char* hwloc = "sysfs";
 #endif
-  std::printf("cputrain %s test_package: tokens%s, gemm %g %g %g %g, topology from %s: %zu NUMA node(s)\n",
+  std::printf("cputrain %s test_package: tokens%s, gemm %g %g %g %g, topology from %s: %zu NUMA node(s), "
+              "fp32 products on %s\n",
               cputrain::version_string, ids.c_str(), static_cast<double>(c[0]), static_cast<double>(c[1]),
               static_cast<double>(c[2]), static_cast<double>(c[3]), hwloc,
-              cputrain::topology::detect().nodes().size());
+              cputrain::topology::detect().nodes().size(), cputrain::kernels::gemm_path_description(false).c_str());
   return tokens.ids == expected_ids && c == expected_c ? 0 : 1;
 }

@@ -4,7 +4,8 @@
 # install:      installs BUILD_DIR into WORK_DIR/prefix, checks the installed files, checks that an impossible
 #               version is refused, then builds tests/packaging/consumer against the prefix alone.
 # subdirectory: builds tests/packaging/subdirectory, which add_subdirectory()s SOURCE_DIR.
-# test-package: builds test_package/ (the Conan recipe's test program) against the installed prefix alone.
+# test-package: builds test_package/ (the Conan recipe's test program) against the installed prefix alone; its
+#               products run on oneDNN when the package was installed with it, on Eigen otherwise.
 # config-deps:  with pkg-config disabled and utf8proc and hwloc offered only as CMake packages (the stand-ins in
 #               tests/packaging/config_deps/stubs, named as vcpkg and Conan name them), builds
 #               tests/packaging/config_deps against the installed prefix, then as a vendored tree.
@@ -56,13 +57,26 @@ elseif(MODE STREQUAL "subdirectory")
       -DCPUTRAIN_SOURCE_DIR=${SOURCE_DIR})
 elseif(MODE STREQUAL "test-package")
   run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${_prefix}")
+  file(READ "${_prefix}/lib/cmake/cputrain/cputrain-config.cmake" _config)
+  if(_config MATCHES "if\\(ON\\)[ \t\r\n]+set\\(CPUTRAIN_WITH_ONEDNN ON\\)")
+    set(_products oneDNN)
+    set(_products_regex "oneDNN ")
+  else()
+    set(_products Eigen)
+    set(_products_regex "Eigen \\(built without oneDNN\\)")
+  endif()
   run(${CMAKE_COMMAND} ${_common} -S "${SOURCE_DIR}/test_package" -B "${WORK_DIR}/build"
       -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
   run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
-  run("${WORK_DIR}/build/test_package")
+  # The package's own choice of backend, whatever CPUTRAIN_GEMM_BACKEND says in the environment of the test run.
+  run(${CMAKE_COMMAND} -E env --unset=CPUTRAIN_GEMM_BACKEND "${WORK_DIR}/build/test_package")
   message(STATUS "${last_output}")
   if(NOT last_output MATCHES "cputrain [0-9]+\\.[0-9]+\\.[0-9]+ test_package: tokens 5 6 7 8 9, gemm 58 64 139 154, ")
     message(FATAL_ERROR "unexpected test_package output: ${last_output}")
+  endif()
+  if(NOT last_output MATCHES ", fp32 products on ${_products_regex}")
+    message(FATAL_ERROR "test_package's products should run on ${_products}, as the package was installed: "
+                        "${last_output}")
   endif()
   return()
 elseif(MODE STREQUAL "config-deps")
@@ -71,7 +85,7 @@ elseif(MODE STREQUAL "config-deps")
   set(_no_pkg_config -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
   run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${_prefix}")
   file(READ "${_prefix}/lib/cmake/cputrain/cputrain-config.cmake" _config)
-  if(NOT _config MATCHES "if\\(ON\\)")
+  if(NOT _config MATCHES "if\\(ON\\)[ \t\r\n]+set\\(CPUTRAIN_WITH_HWLOC ON\\)")
     message(FATAL_ERROR "config-deps needs a build of cputrain with hwloc (CPUTRAIN_HAVE_HWLOC): install libhwloc-dev")
   endif()
   foreach(_kind installed vendored)

@@ -4,14 +4,15 @@
   check_recipes.py vcpkg      --source-dir S --build-dir B --cmake CMAKE --work-dir W
       the root vcpkg.json and the overlay port parse and carry what vcpkg requires (name, a version equal to
       include/cputrain/version.hpp, dependencies naming ports that exist in microsoft/vcpkg, well-formed features),
-      and the port's usage text names the package and the target that the installed CMake config exports.
+      the portfile passes each feature to the CMake option that gates the same library, and the port's usage text
+      names the package and the target that the installed CMake config exports.
   check_recipes.py conanfile  --source-dir S --work-dir W
       conanfile.py and test_package/conanfile.py compile, and conanfile.py, run against the stand-in for Conan in
       conan_stub/, asks for what it should and gives consumers the right CMake names, requirements and defines
-      with its default options, with with_openblas=True and with with_hwloc=False.
+      with its default options, with with_openblas=True, with with_hwloc=False and with with_onednn=True.
   check_recipes.py agreement  --source-dir S
       the dependencies of cmake/cputrain-dependencies.cmake, vcpkg.json, the port and conanfile.py are the same
-      (each mapped to one name per library), each gated the same way (always, hwloc, BLAS).
+      (each mapped to one name per library), each gated the same way (always, hwloc, oneDNN, BLAS).
 
 Standard library only; every failure names the file and what is wrong, and the script exits 1.
 """
@@ -34,7 +35,7 @@ TARGET = "cputrain::cputrain"
 # the check until someone confirms the port exists and adds it here.
 KNOWN_VCPKG_PORTS = {
     "benchmark", "blas", "boost-mpi", "boost-program-options", "catch2", "eigen3", "hwloc", "mpi",
-    "nlohmann-json", "openblas", "tbb", "utf8proc", "vcpkg-cmake", "vcpkg-cmake-config",
+    "nlohmann-json", "onednn", "openblas", "tbb", "utf8proc", "vcpkg-cmake", "vcpkg-cmake-config",
 }
 # vcpkg features that only the repository's own build uses (tests, benchmarks): not dependencies of the library.
 BUILD_ONLY_FEATURES = {"tests", "benchmarks"}
@@ -42,19 +43,24 @@ BUILD_ONLY_FEATURES = {"tests", "benchmarks"}
 # One name per library, from each ecosystem's names. A name missing here fails the agreement check: add the
 # library to every recipe and to these tables together.
 CMAKE_NAMES = {"Eigen3": "eigen", "TBB": "tbb", "MPI": "mpi", "nlohmann_json": "nlohmann-json", "BLAS": "blas",
-               "utf8proc": "utf8proc", "libutf8proc": "utf8proc", "hwloc": "hwloc",
+               "utf8proc": "utf8proc", "libutf8proc": "utf8proc", "hwloc": "hwloc", "dnnl": "onednn",
                "Boost:mpi": "boost-mpi", "Boost:program_options": "boost-program-options"}
 CMAKE_TOOLS = {"Threads", "PkgConfig"}  # the compiler's threads and the pkg-config tool: no package to ship
+# Packages looked for only to choose how another library is found, never linked: each is allowed QUIET, under the
+# gate of the library it serves. (Debian's dnnl config insists on OpenCL, so dnnl's config is asked for only where
+# OpenCL is found.)
+CMAKE_PROBES = {"OpenCL": "onednn"}
 VCPKG_NAMES = {"eigen3": "eigen", "tbb": "tbb", "mpi": "mpi", "boost-mpi": "boost-mpi",
                "boost-program-options": "boost-program-options", "nlohmann-json": "nlohmann-json",
-               "utf8proc": "utf8proc", "hwloc": "hwloc", "blas": "blas", "openblas": "blas"}
+               "utf8proc": "utf8proc", "hwloc": "hwloc", "onednn": "onednn", "blas": "blas", "openblas": "blas"}
 VCPKG_HOST_TOOLS = {"vcpkg-cmake", "vcpkg-cmake-config"}
 CONAN_NAMES = {"eigen": "eigen", "onetbb": "tbb", "boost::mpi": "boost-mpi",
                "boost::program_options": "boost-program-options", "nlohmann_json": "nlohmann-json",
-               "utf8proc": "utf8proc", "hwloc": "hwloc", "openblas": "blas", "MPI": "mpi"}
-# Gates: how each ecosystem spells "only with hwloc" and "only with BLAS".
-VCPKG_FEATURE_GATES = {"hwloc": "hwloc", "openblas": "blas"}
-CMAKE_GATE_VARIABLES = {"CPUTRAIN_WITH_HWLOC": "hwloc", "CPUTRAIN_USE_BLAS": "blas"}
+               "utf8proc": "utf8proc", "hwloc": "hwloc", "onednn": "onednn", "openblas": "blas", "MPI": "mpi"}
+# Gates: how each ecosystem spells "only with hwloc", "only with oneDNN" and "only with BLAS".
+VCPKG_FEATURE_GATES = {"hwloc": "hwloc", "onednn": "onednn", "openblas": "blas"}
+CMAKE_GATE_VARIABLES = {"CPUTRAIN_WITH_HWLOC": "hwloc", "CPUTRAIN_WITH_ONEDNN": "onednn", "CPUTRAIN_USE_BLAS": "blas"}
+CONAN_OPTION_GATES = {"with_hwloc": "hwloc", "with_onednn": "onednn", "with_openblas": "blas"}
 
 failures = []
 
@@ -175,6 +181,32 @@ def installed_targets(cmake, build_dir, work_dir):
         return None
 
 
+def check_feature_options(portfile, manifest_path):
+    """vcpkg_check_features() must turn each feature of the port into the CMake option gating the same library."""
+    where = f"{PORT_DIR}/portfile.cmake"
+    match = re.search(r"vcpkg_check_features\(OUT_FEATURE_OPTIONS\s+\w+\s+FEATURES\s+([^)]*)\)", portfile)
+    if not match:
+        fail(f"{where}: lacks vcpkg_check_features(OUT_FEATURE_OPTIONS ... FEATURES ...) for the port's features")
+        return
+    words = [w for line in match.group(1).splitlines() for w in line.split("#", 1)[0].split()]
+    if len(words) % 2:
+        fail(f"{where}: vcpkg_check_features() FEATURES must be pairs of feature and CMake variable: {words}")
+        return
+    passed = dict(zip(words[0::2], words[1::2]))
+    manifest = load_json(manifest_path) or {}
+    variables = {gate: variable for variable, gate in CMAKE_GATE_VARIABLES.items()}
+    for feature in manifest.get("features", {}):
+        if feature in BUILD_ONLY_FEATURES or feature not in VCPKG_FEATURE_GATES:
+            continue  # vcpkg_dependencies() reports features without a gate
+        expected = variables[VCPKG_FEATURE_GATES[feature]]
+        if passed.get(feature) != expected:
+            fail(f"{where}: feature {feature} must set {expected} (vcpkg_check_features), "
+                 f"not {passed.get(feature, 'nothing')}")
+    for feature in passed:
+        if feature not in manifest.get("features", {}):
+            fail(f"{where}: vcpkg_check_features() names {feature!r}, which is not a feature of the port")
+
+
 def run_vcpkg(args):
     version = tree_version(args.source_dir)
     check_vcpkg_manifest(os.path.join(args.source_dir, "vcpkg.json"), version, is_port=False)
@@ -192,6 +224,7 @@ def run_vcpkg(args):
                         ("\"${CMAKE_CURRENT_LIST_DIR}/usage\"", "installs the usage text")):
         if needle not in portfile:
             fail(f"{PORT_DIR}/portfile.cmake: lacks {needle} (the port {why})")
+    check_feature_options(portfile, os.path.join(port_dir, "vcpkg.json"))
     match = re.search(r'get_filename_component\(SOURCE_PATH "\$\{CMAKE_CURRENT_LIST_DIR\}/([./]+)" ABSOLUTE\)', portfile)
     if not match or os.path.normpath(os.path.join(port_dir, match.group(1))) != os.path.normpath(args.source_dir):
         fail(f"{PORT_DIR}/portfile.cmake: SOURCE_PATH must lead from the port's folder to the checkout's root")
@@ -288,7 +321,7 @@ def build_module_packages(conanfile):
     return found
 
 
-def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas):
+def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas, expect_onednn=False):
     label = f"conanfile.py with {options or 'default options'}"
     conanfile = run_recipe(recipe, source_dir, options)
     if conanfile.version != tree_version(source_dir):
@@ -314,7 +347,8 @@ def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas):
         fail(f"{label}: generate() must write a CMakeToolchain")
     else:
         expected = {"CPUTRAIN_BUILD_TESTS": False, "CPUTRAIN_BUILD_EXAMPLES": False, "CPUTRAIN_BUILD_BENCHMARKS": False,
-                    "CPUTRAIN_WITH_HWLOC": "ON" if expect_hwloc else "OFF", "CPUTRAIN_USE_BLAS": expect_blas}
+                    "CPUTRAIN_WITH_HWLOC": "ON" if expect_hwloc else "OFF",
+                    "CPUTRAIN_WITH_ONEDNN": "ON" if expect_onednn else "OFF", "CPUTRAIN_USE_BLAS": expect_blas}
         for variable, value in expected.items():
             if tc.cache_variables.get(variable) != value:
                 fail(f"{label}: generate() sets {variable}={tc.cache_variables.get(variable)!r}, expected {value!r}")
@@ -334,6 +368,8 @@ def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas):
     expected_defines = {"EIGEN_DONT_PARALLELIZE"}
     if expect_hwloc:
         expected_defines.add("CPUTRAIN_HAVE_HWLOC=1")
+    if expect_onednn:
+        expected_defines.add("CPUTRAIN_HAVE_ONEDNN=1")
     if expect_blas:
         expected_defines |= {"EIGEN_USE_BLAS", "CPUTRAIN_USE_BLAS=1"}
     if set(info.defines) != expected_defines:
@@ -343,6 +379,8 @@ def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas):
                          "nlohmann_json::nlohmann_json", "utf8proc::utf8proc"}
     if expect_hwloc:
         expected_requires.add("hwloc::hwloc")
+    if expect_onednn:
+        expected_requires.add("onednn::onednn")
     if expect_blas:
         expected_requires.add("openblas::openblas")
     if set(info.requires) != expected_requires:
@@ -398,12 +436,14 @@ def run_conanfile(args):
         fail(f"conanfile.py: name is {recipe.name!r}")
     if recipe.license != "Apache-2.0":
         fail("conanfile.py: license must be Apache-2.0 (LICENSE)")
-    if set(recipe.options) != {"with_hwloc", "with_openblas"}:
-        fail(f"conanfile.py: options {sorted(recipe.options)}, expected with_hwloc and with_openblas")
+    if set(recipe.options) != set(CONAN_OPTION_GATES):
+        fail(f"conanfile.py: options {sorted(recipe.options)}, expected {sorted(CONAN_OPTION_GATES)}")
 
     check_configuration(recipe, args.source_dir, {}, expect_hwloc=True, expect_blas=False)
     check_configuration(recipe, args.source_dir, {"with_openblas": True}, expect_hwloc=True, expect_blas=True)
     check_configuration(recipe, args.source_dir, {"with_hwloc": False}, expect_hwloc=False, expect_blas=False)
+    check_configuration(recipe, args.source_dir, {"with_onednn": True}, expect_hwloc=True, expect_blas=False,
+                        expect_onednn=True)
     expect_invalid(recipe, args.source_dir, "C++17", settings={"os": "Linux", "compiler.cppstd": "17"})
     expect_invalid(recipe, args.source_dir, "Windows", settings={"os": "Windows"})
     expect_invalid(recipe, args.source_dir, "a boost without Boost.MPI", boost=dict(GOOD_BOOST, without_mpi=True))
@@ -456,14 +496,22 @@ def cmake_dependencies(source_dir):
         match = re.match(r"pkg_check_modules\(\w+(?:\s+[A-Z_]+)*\s+([\w+-]+)", line)
         if match:
             names = [match.group(1)]
+        match = re.match(r"find_library\(\w+\s+(?:NAMES\s+)?([\w+-]+)", line)
+        if match:
+            names = [match.group(1)]
+        line_gates = {gate for variable, gate in CMAKE_GATE_VARIABLES.items() if any(variable in c for c in conditions)}
         for name in names:
             if name in CMAKE_TOOLS:
+                continue
+            if name in CMAKE_PROBES:
+                if line_gates != {CMAKE_PROBES[name]} or not re.search(r"\bQUIET\b", line):
+                    fail(f"{path}:{number}: {name} may only be looked for QUIET under the {CMAKE_PROBES[name]} gate "
+                         "(it only chooses how that library is found)")
                 continue
             if name not in CMAKE_NAMES:
                 fail(f"{path}:{number}: {name} is not in check_recipes.py's tables: add it to every recipe and there")
                 continue
-            gates = {gate for variable, gate in CMAKE_GATE_VARIABLES.items() if any(variable in c for c in conditions)}
-            gate = gates.pop() if len(gates) == 1 else "always"
+            gate = next(iter(line_gates)) if len(line_gates) == 1 else "always"
             library = CMAKE_NAMES[name]
             if result.setdefault(library, gate) != gate:
                 fail(f"{path}:{number}: {library} is found under two different conditions")
@@ -522,10 +570,11 @@ def conan_dependencies(source_dir):
             found.add(CONAN_NAMES[package])
         return found
 
-    base = libraries({"with_hwloc": False, "with_openblas": False})
+    none = {option: False for option in CONAN_OPTION_GATES}
+    base = libraries(none)
     result = {library: "always" for library in base}
-    for option, gate in (("with_hwloc", "hwloc"), ("with_openblas", "blas")):
-        for library in libraries({"with_hwloc": False, "with_openblas": False, option: True}) - base:
+    for option, gate in CONAN_OPTION_GATES.items():
+        for library in libraries(dict(none, **{option: True})) - base:
             result[library] = gate
     return result
 

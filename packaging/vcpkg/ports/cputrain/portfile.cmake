@@ -25,6 +25,7 @@ set(VCPKG_BUILD_TYPE release)
 vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS
   FEATURES
     hwloc     CPUTRAIN_WITH_HWLOC
+    onednn    CPUTRAIN_WITH_ONEDNN
     openblas  CPUTRAIN_USE_BLAS
 )
 
