@@ -1,8 +1,10 @@
 // Tests for include/cputrain/kernels/dropout.hpp: the kept fraction, the scale of kept values, backward's mask,
 // the mask's independence of thread count, its dependence on seed and stream, pieces with first_index, in-place use
-// and the probability's range.
+// and the probability's range; the one-run helpers for fused kernels (dropout_apply, dropout_add) against the
+// whole-tensor kernel.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -17,10 +19,13 @@
 #include "cputrain/kernels/dropout.hpp"
 
 using cputrain::kernels::counter_random;
+using cputrain::kernels::dropout_add;
+using cputrain::kernels::dropout_apply;
 using cputrain::kernels::dropout_backward;
 using cputrain::kernels::dropout_forward;
 using cputrain::kernels::dropout_keeps;
 using cputrain::kernels::dropout_scale;
+using cputrain::kernels::dropout_stream;
 
 namespace {
 
@@ -212,4 +217,71 @@ TEST_CASE("counter_random is a compile-time pure function of (seed, stream, inde
   const std::size_t n = 1 << 20;
   for (std::uint64_t i = 0; i < n; ++i) sum += static_cast<double>(counter_random(5, 6, i) >> 40) * 0x1p-24;
   CHECK(std::abs(sum / n - 0.5) < 6 * std::sqrt(1.0 / 12.0 / n));
+}
+
+TEST_CASE("dropout_apply on rows reproduces dropout_forward over the whole tensor, rows across 1024-element chunks") {
+  const std::size_t rows = 7, cols = 1500;  // rows straddle the helpers' 1024-element chunks
+  const auto x = random_values(rows * cols, 8);
+  for (float p : {0.0f, 0.1f, 0.6f}) {
+    std::vector<float> whole(x.size()), by_rows(x.size());
+    dropout_forward(x.data(), x.size(), p, 21, 4, whole.data());
+    const dropout_stream mask(21, 4);
+    for (std::size_t r = 0; r < rows; ++r) {
+      dropout_apply(mask, r * cols, cols, p, x.data() + r * cols, by_rows.data() + r * cols);
+    }
+    INFO("p=" << p);
+    CHECK(same_bits(by_rows, whole));
+    if (p > 0) CHECK(std::count(whole.begin(), whole.end(), 0.0f) > 0);
+  }
+}
+
+TEST_CASE("dropout_add is dropout_forward then an addition, bit for bit, in place or not") {
+  const std::size_t rows = 5, cols = 2100;
+  const auto x = random_values(rows * cols, 9), residual = random_values(rows * cols, 10);
+  for (float p : {0.0f, 0.1f, 0.5f}) {
+    std::vector<float> want(x.size());
+    dropout_forward(x.data(), x.size(), p, 3, 17, want.data());
+    for (std::size_t i = 0; i < want.size(); ++i) want[i] += residual[i];
+    const dropout_stream mask(3, 17);
+    std::vector<float> got(x.size()), into_x = x, into_residual = residual;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t o = r * cols;
+      dropout_add(mask, o, cols, p, x.data() + o, residual.data() + o, got.data() + o);
+      dropout_add(mask, o, cols, p, into_x.data() + o, residual.data() + o, into_x.data() + o);
+      dropout_add(mask, o, cols, p, x.data() + o, into_residual.data() + o, into_residual.data() + o);
+    }
+    INFO("p=" << p);
+    CHECK(same_bits(got, want));
+    CHECK(same_bits(into_x, want));
+    CHECK(same_bits(into_residual, want));
+    // Dropped elements are the residual alone; kept ones are not (x is never 0).
+    std::size_t dropped = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const bool kept = cputrain::kernels::dropout_keeps(3, 17, i, p);
+      dropped += kept ? 0 : 1;
+      REQUIRE((got[i] == residual[i]) == !kept);
+    }
+    CHECK((p == 0.0f ? dropped == 0 : within_binomial(dropped, got.size(), p)));
+  }
+}
+
+TEST_CASE("dropout_add rounds the scaled value before adding: not one fused multiply-add") {
+  // x * 1/(1-p) is inexact for p = 0.1; adding a residual that cancels most of it exposes a single rounding.
+  const float p = 0.1f, scale = dropout_scale(p);
+  const std::size_t n = 4096;
+  std::vector<float> x(n), residual(n), got(n);
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> u(1.0f, 2.0f);
+  std::size_t differs_from_fma = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = u(rng);
+    residual[i] = -(x[i] * scale);  // the rounded product, negated
+  }
+  dropout_add(dropout_stream(5, 6), 0, n, p, x.data(), residual.data(), got.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!cputrain::kernels::dropout_keeps(5, 6, i, p)) continue;
+    REQUIRE(got[i] == 0.0f);  // round(x * scale) + -round(x * scale)
+    differs_from_fma += std::fma(x[i], scale, residual[i]) != 0.0f ? 1 : 0;
+  }
+  CHECK(differs_from_fma > n / 4);  // a fused multiply-add would have left the product's rounding error
 }

@@ -1,5 +1,6 @@
 // Tests for include/cputrain/kernels/gelu.hpp: the exact (erf) GELU against 0.5 x (1 + erf(x / sqrt 2)) in double,
-// its derivative against the exact formula and central differences, bf16 input, odd lengths, in-place use.
+// its derivative against the exact formula and central differences, bf16 input, odd lengths, in-place use; the
+// one-run helpers on pieces at any alignment give the whole-tensor result bit for bit.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -15,7 +16,9 @@
 
 using cputrain::bf16;
 using cputrain::kernels::gelu_backward;
+using cputrain::kernels::gelu_backward_run;
 using cputrain::kernels::gelu_forward;
+using cputrain::kernels::gelu_forward_run;
 
 namespace {
 
@@ -24,9 +27,6 @@ double gelu_derivative(double x) {
   return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) + x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI);
 }
 
-// Buffers compared bit for bit are all 64-byte aligned: Eigen computes the elements before the first aligned address
-// of the output with scalar code (std::exp instead of its packet exp), so the last bit of an element may depend on
-// the buffer's alignment (not on the thread count).
 using aligned = std::vector<float, Eigen::aligned_allocator<float>>;
 
 aligned random_values(std::size_t n, unsigned seed, float lo, float hi) {
@@ -159,4 +159,48 @@ TEST_CASE("gelu is bit-identical in arenas of 1 and 2 threads") {
   });
   CHECK(same_bits(y1, y2));
   CHECK(same_bits(d1, d2));
+}
+
+TEST_CASE("gelu on pieces of any length at any alignment equals the whole tensor bit for bit (no scalar tails)") {
+  const std::size_t n = 4096 + 1000;
+  const auto x = random_values(n, 10, -6.0f, 6.0f);
+  const auto dy = random_values(n, 11, -1.0f, 1.0f);
+  aligned y(n), dx(n);
+  gelu_forward(x.data(), n, y.data());
+  gelu_backward(dy.data(), x.data(), n, dx.data());
+  for (std::size_t offset : {std::size_t{1}, std::size_t{3}, std::size_t{15}}) {
+    // Copies that start `offset` floats past a 64-byte boundary, cut into runs of awkward lengths.
+    aligned xs(n + offset), dys(n + offset), ys(n + offset), dxs(n + offset);
+    std::copy(x.begin(), x.end(), xs.begin() + static_cast<std::ptrdiff_t>(offset));
+    std::copy(dy.begin(), dy.end(), dys.begin() + static_cast<std::ptrdiff_t>(offset));
+    std::size_t start = 0, len = 1;
+    while (start < n) {
+      const std::size_t run = std::min(len, n - start), at = offset + start;
+      gelu_forward_run(xs.data() + at, run, ys.data() + at);
+      gelu_backward_run(dys.data() + at, xs.data() + at, run, dxs.data() + at);
+      start += run;
+      len = len * 3 + 2;  // 1, 5, 17, 53, ...: tails of every length
+    }
+    INFO("offset=" << offset);
+    CHECK(std::memcmp(ys.data() + offset, y.data(), n * sizeof(float)) == 0);
+    CHECK(std::memcmp(dxs.data() + offset, dx.data(), n * sizeof(float)) == 0);
+  }
+}
+
+TEST_CASE("gelu_backward_run widens bf16 in full blocks and in the tail alike") {
+  const std::size_t n = 16 * 5 + 9;
+  auto x = random_values(n, 12, -4.0f, 4.0f);
+  const auto dy = random_values(n, 13, -1.0f, 1.0f);
+  std::vector<bf16> kept(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    kept[i] = bf16(x[i]);
+    x[i] = static_cast<float>(kept[i]);
+  }
+  aligned from_bf16(n), from_float(n);
+  gelu_backward_run(dy.data(), kept.data(), n, from_bf16.data());
+  gelu_backward_run(dy.data(), x.data(), n, from_float.data());
+  CHECK(same_bits(from_bf16, from_float));
+  for (std::size_t i = 0; i < n; ++i) {
+    REQUIRE(std::abs(from_bf16[i] - dy[i] * gelu_derivative(x[i])) < 1e-6 * std::max(1.0f, std::abs(dy[i])));
+  }
 }

@@ -1,6 +1,7 @@
 // Tests for include/cputrain/kernels/layer_norm.hpp: forward against a double-precision reference, backward
 // (dx, dgamma, dbeta) against central differences of that reference, with x kept as float and as bf16; thread-count
-// independence of the parameter gradients; in-place use.
+// independence of the parameter gradients; in-place use; the row callback of backward and the one-row forward that
+// fused kernels use.
 #include <catch2/catch.hpp>
 
 #include "support/checks.hpp"
@@ -14,11 +15,13 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "cputrain/core/bf16.hpp"
+#include "cputrain/kernels/dropout.hpp"
 #include "cputrain/kernels/layer_norm.hpp"
 
 using cputrain::bf16;
 using cputrain::kernels::layer_norm_backward;
 using cputrain::kernels::layer_norm_forward;
+using cputrain::kernels::layer_norm_forward_row;
 
 using cputrain::test::relative_error;
 
@@ -280,4 +283,54 @@ TEST_CASE("layer_norm in place (y == x forward, dx == dy backward) equals out of
   CHECK(same_bits(d, dx));
   CHECK(same_bits(dg2, dg));
   CHECK(same_bits(db2, db));
+}
+
+TEST_CASE("layer_norm_forward_row, row by row, equals layer_norm_forward") {
+  const auto p = make_problem(40, 300, 1e-12f, 61);
+  std::vector<float> y(p.x.size()), mean(p.rows), rstd(p.rows), y_rows(p.x.size()), mean_rows(p.rows), rstd_rows(p.rows);
+  layer_norm_forward(p.x.data(), p.gamma.data(), p.beta.data(), p.eps, p.rows, p.cols, y.data(), mean.data(),
+                     rstd.data());
+  for (std::size_t r = 0; r < p.rows; ++r) {
+    layer_norm_forward_row(p.x.data() + r * p.cols, p.gamma.data(), p.beta.data(), p.eps, p.cols,
+                           y_rows.data() + r * p.cols, mean_rows[r], rstd_rows[r]);
+  }
+  CHECK(same_bits(y_rows, y));
+  CHECK(same_bits(mean_rows, mean));
+  CHECK(same_bits(rstd_rows, rstd));
+}
+
+TEST_CASE("layer_norm_backward hands every finished row of dx to row_done once, in arenas of 1 and 2 threads") {
+  // Enough rows for many row blocks; the callback applies dropout, as the encoder layer fuses it.
+  const std::size_t rows = 700, cols = 96;
+  std::mt19937 rng(71);
+  const auto x = random_values(rows * cols, rng), dy = random_values(rows * cols, rng);
+  const auto gamma = random_values(cols, rng, 0.5f, 1.5f), beta = random_values(cols, rng);
+  std::vector<float> y(rows * cols), mean(rows), rstd(rows);
+  layer_norm_forward(x.data(), gamma.data(), beta.data(), 1e-12f, rows, cols, y.data(), mean.data(), rstd.data());
+  std::vector<float> dx(rows * cols), dg(cols), db(cols);
+  layer_norm_backward(dy.data(), x.data(), mean.data(), rstd.data(), gamma.data(), rows, cols, dx.data(), dg.data(),
+                      db.data());
+  std::vector<float> want(rows * cols);
+  cputrain::kernels::dropout_forward(dx.data(), rows * cols, 0.1f, 8, 9, want.data());
+  for (int threads : {1, 2}) {
+    std::vector<float> dx2(rows * cols), dg2(cols), db2(cols), dropped(rows * cols, -1.0f);
+    std::vector<int> calls(rows, 0), right_row(rows, 0);  // written by the callback's threads; Catch checks after
+    const cputrain::kernels::dropout_stream mask(8, 9);
+    tbb::task_arena(threads).execute([&] {
+      layer_norm_backward(dy.data(), x.data(), mean.data(), rstd.data(), gamma.data(), rows, cols, dx2.data(),
+                          dg2.data(), db2.data(), [&](std::size_t r, const float* row) {
+                            ++calls[r];
+                            right_row[r] = row == dx2.data() + r * cols ? 1 : 0;
+                            cputrain::kernels::dropout_apply(mask, r * cols, cols, 0.1f, row,
+                                                             dropped.data() + r * cols);
+                          });
+    });
+    INFO("threads=" << threads);
+    CHECK(std::all_of(calls.begin(), calls.end(), [](int c) { return c == 1; }));
+    CHECK(std::all_of(right_row.begin(), right_row.end(), [](int c) { return c == 1; }));
+    CHECK(same_bits(dx2, dx));
+    CHECK(same_bits(dg2, dg));
+    CHECK(same_bits(db2, db));
+    CHECK(same_bits(dropped, want));
+  }
 }

@@ -2,6 +2,8 @@
 // mask never depends on how many threads ran it or in which order, and a resumed run draws the same masks.
 // Kept elements are scaled by 1/(1-p) (inverted dropout, as torch.nn.Dropout in training mode).
 //   stream: one per dropout site and step (e.g. step * sites + site), so every site draws fresh bits.
+// Offers whole-tensor dropout_forward / dropout_backward (in parallel), and dropout_apply / dropout_add for one
+// run of elements on the calling thread, which fused kernels call row by row with the same mask.
 #pragma once
 
 #include <algorithm>
@@ -110,6 +112,37 @@ void for_dropout_mask(const dropout_stream& mask, std::uint64_t first_index, std
   }
 }
 
+/// y[i] = x[i] * factor of element first_index + i, for i in [0, n), on the calling thread: dropout_forward's body
+/// for one run of a tensor. p == 0 copies. y may alias x. p must be in [0, 1) (check_dropout_probability).
+inline void dropout_apply(const dropout_stream& mask, std::uint64_t first_index, std::size_t n, float p,
+                          const float* x, float* y) {
+  if (p == 0.0f) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = x[i];
+    return;
+  }
+  for_dropout_mask(mask, first_index, n, p, [&](std::size_t i, float factor) { y[i] = x[i] * factor; });
+}
+
+/// y = dropout(x) + residual over one run, on the calling thread. The products go through a buffer before the
+/// additions, so no compiler contracts the two into one multiply-add (which rounds once, not twice): the result is
+/// dropout_apply's then an addition, bit for bit. y may alias x or residual.
+inline void dropout_add(const dropout_stream& mask, std::uint64_t first_index, std::size_t n, float p,
+                        const float* x, const float* residual, float* y) {
+  if (p == 0.0f) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = x[i] + residual[i];
+    return;
+  }
+  constexpr std::size_t chunk = 1024;
+  alignas(64) float dropped[chunk];
+  const float scale = dropout_scale(p);
+  for (std::size_t start = 0; start < n; start += chunk) {
+    const std::size_t len = std::min(chunk, n - start);
+    dropout_factors(mask, first_index + start, len, p, scale, dropped);
+    for (std::size_t i = 0; i < len; ++i) dropped[i] *= x[start + i];
+    for (std::size_t i = 0; i < len; ++i) y[start + i] = dropped[i] + residual[start + i];
+  }
+}
+
 inline void check_dropout_probability(float p) {
   if (!(p >= 0.0f && p < 1.0f)) {
     throw usage_error("cputrain::kernels::dropout: probability " + std::to_string(p) + " is not in [0, 1)");
@@ -124,14 +157,7 @@ inline void dropout_forward(const float* x, std::size_t n, float p, std::uint64_
   check_dropout_probability(p);
   const dropout_stream mask(seed, stream);
   for_row_blocks(n, 8192, [&](std::size_t first, std::size_t end) {
-    if (p == 0.0f) {
-      for (std::size_t i = first; i < end; ++i) y[i] = x[i];
-      return;
-    }
-    const float* xs = x + first;
-    float* ys = y + first;
-    for_dropout_mask(mask, first_index + first, end - first, p,
-                     [&](std::size_t i, float factor) { ys[i] = xs[i] * factor; });
+    dropout_apply(mask, first_index + first, end - first, p, x + first, y + first);
   });
 }
 
