@@ -1,8 +1,11 @@
 // Tests for include/cputrain/nn/encoder_layer.hpp: one whole BERT layer, forward against a double reference written
 // here (BertLayer: self-attention with a padded key mask, output dense + dropout + residual + LayerNorm, GELU
 // feed-forward, dropout + residual + LayerNorm) and backward — the input gradient and every parameter gradient —
-// against central differences of that reference, with fp32 and with bf16 activations, dropout off and on.
+// against central differences of that reference, with fp32 and with bf16 activations, dropout off and on; and the
+// layer's fused passes against the unfused composition of the public kernels, bit for bit.
 #include <catch2/catch.hpp>
+
+#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +16,8 @@
 
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/kernels/dropout.hpp"
+#include "cputrain/kernels/gelu.hpp"
+#include "cputrain/kernels/layer_norm.hpp"
 #include "cputrain/kernels/softmax.hpp"
 #include "cputrain/nn/encoder_layer.hpp"
 #include "cputrain/nn/parameters.hpp"
@@ -299,4 +304,169 @@ TEST_CASE("encoder_layer bf16 activations: forward and every gradient close to t
   d.output_stream = 12;
   const fixture on(d, 4);
   check_layer<bf16>(on, 1e-2, 2e-2);
+}
+
+namespace {
+
+/// Every buffer one layer's forward and backward need, for activations A.
+template <class A>
+struct layer_buffers {
+  std::vector<A> x, q, k, v, probs, context, ln1_in, h1, ff_in, ff_out, ln2_in;
+  std::vector<float> stats, ha, hb, hc, hd, ff;
+  layer_activations<A> act;
+  layer_scratch scratch;
+
+  layer_buffers(const attention_shape& shape, std::size_t I) {
+    const std::size_t T = shape.tokens(), H = shape.hidden();
+    for (auto* b : {&x, &q, &k, &v, &context, &ln1_in, &h1, &ln2_in}) b->resize(T * H);
+    for (auto* b : {&ff_in, &ff_out}) b->resize(T * I);
+    probs.resize(shape.probs_size());
+    stats.resize(4 * T);
+    for (auto* b : {&ha, &hb, &hc, &hd}) b->resize(T * H);
+    ff.resize(T * I);
+    act = {x.data(),      q.data(),      k.data(),     v.data(),      probs.data(),     context.data(),
+           ln1_in.data(), h1.data(),     ff_in.data(), ff_out.data(), ln2_in.data(),    stats.data(),
+           stats.data() + T, stats.data() + 2 * T, stats.data() + 3 * T};
+    scratch = {ha.data(), hb.data(), hc.data(), hd.data(), ff.data()};
+  }
+};
+
+/// The layer as it was before its passes were fused: every kernel over the whole tensor, one after another.
+template <class A, class TW>
+void unfused_forward(const encoder_layer& l, const TW* gw, const float* params, const attention_shape& shape,
+                     const float* key_mask, const layer_dropout& drop, layer_activations<A>& act,
+                     const layer_scratch& scratch, float* h) {
+  using cputrain::nn::compute_into;
+  using cputrain::nn::keep;
+  namespace kn = cputrain::kernels;
+  const std::size_t T = shape.tokens(), H = l.hidden, I = l.inter;
+  for (auto [lin, kept] : {std::pair{&l.query, act.q}, std::pair{&l.key, act.k}, std::pair{&l.value, act.v}}) {
+    float* out = compute_into(kept, scratch.h_a);
+    lin->forward(gw, params, act.x, T, out);
+    keep(out, kept, T * H);
+  }
+  float* context = compute_into(act.context, scratch.h_a);
+  cputrain::nn::attention_forward(shape, act.q, act.k, act.v, key_mask,
+                                  cputrain::nn::dropout_site{drop.attention_p, drop.seed, drop.attention_stream},
+                                  act.probs, context);
+  keep(context, act.context, T * H);
+  float* ln1_in = compute_into(act.ln1_in, scratch.h_b);
+  l.attention_output.forward(gw, params, act.context, T, ln1_in);
+  kn::dropout_forward(ln1_in, T * H, drop.hidden_p, drop.seed, drop.attention_output_stream, ln1_in);
+  for (std::size_t i = 0; i < T * H; ++i) ln1_in[i] += h[i];
+  keep(ln1_in, act.ln1_in, T * H);
+  kn::layer_norm_forward(ln1_in, params + l.ln1_weight, params + l.ln1_bias, l.eps, T, H, h, act.ln1_mean,
+                         act.ln1_rstd);
+  keep(h, act.h1, T * H);
+  float* ff_in = compute_into(act.ff_in, scratch.ff);
+  l.intermediate.forward(gw, params, act.h1, T, ff_in);
+  keep(ff_in, act.ff_in, T * I);
+  float* ff_out = compute_into(act.ff_out, scratch.ff);
+  kn::gelu_forward(ff_in, T * I, ff_out);
+  keep(ff_out, act.ff_out, T * I);
+  float* ln2_in = compute_into(act.ln2_in, scratch.h_b);
+  l.output.forward(gw, params, act.ff_out, T, ln2_in);
+  kn::dropout_forward(ln2_in, T * H, drop.hidden_p, drop.seed, drop.output_stream, ln2_in);
+  for (std::size_t i = 0; i < T * H; ++i) ln2_in[i] += h[i];
+  keep(ln2_in, act.ln2_in, T * H);
+  kn::layer_norm_forward(ln2_in, params + l.ln2_weight, params + l.ln2_bias, l.eps, T, H, h, act.ln2_mean,
+                         act.ln2_rstd);
+}
+
+template <class A, class TW>
+void unfused_backward(const encoder_layer& l, const TW* gw, const float* params, float* grads,
+                      const attention_shape& shape, const layer_dropout& drop, const layer_activations<A>& act,
+                      const layer_scratch& scratch, float* dh) {
+  namespace kn = cputrain::kernels;
+  const std::size_t T = shape.tokens(), H = l.hidden, I = l.inter;
+  kn::layer_norm_backward(dh, act.ln2_in, act.ln2_mean, act.ln2_rstd, params + l.ln2_weight, T, H, dh,
+                          grads + l.ln2_weight, grads + l.ln2_bias);
+  kn::dropout_backward(dh, T * H, drop.hidden_p, drop.seed, drop.output_stream, scratch.h_a);
+  l.output.backward(gw, grads, act.ff_out, scratch.h_a, T, scratch.ff);
+  kn::gelu_backward(scratch.ff, act.ff_in, T * I, scratch.ff);
+  l.intermediate.backward(gw, grads, act.h1, scratch.ff, T, dh, true);
+  kn::layer_norm_backward(dh, act.ln1_in, act.ln1_mean, act.ln1_rstd, params + l.ln1_weight, T, H, dh,
+                          grads + l.ln1_weight, grads + l.ln1_bias);
+  kn::dropout_backward(dh, T * H, drop.hidden_p, drop.seed, drop.attention_output_stream, scratch.h_a);
+  l.attention_output.backward(gw, grads, act.context, scratch.h_a, T, scratch.h_b);
+  cputrain::nn::attention_backward(shape, act.q, act.k, act.v, act.probs,
+                                   cputrain::nn::dropout_site{drop.attention_p, drop.seed, drop.attention_stream},
+                                   scratch.h_b, scratch.h_a, scratch.h_c, scratch.h_d);
+  l.query.backward(gw, grads, act.x, scratch.h_a, T, dh, true);
+  l.key.backward(gw, grads, act.x, scratch.h_c, T, dh, true);
+  l.value.backward(gw, grads, act.x, scratch.h_d, T, dh, true);
+}
+
+struct layer_outputs {
+  std::vector<float> output, dinput, grads;
+};
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+/// One forward and backward of `layer` (fused) or of the unfused composition, in an arena of `threads`.
+template <class A>
+layer_outputs run_layer(bool fused, int threads, const encoder_layer& layer, const attention_shape& shape,
+                        const layer_dropout& drop, const std::vector<float>& params, const std::vector<float>& input,
+                        const std::vector<float>& dout, const std::vector<float>& mask) {
+  layer_buffers<A> b(shape, layer.inter);
+  std::vector<A> gw(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) gw[i] = A(params[i]);
+  layer_outputs r{input, dout, std::vector<float>(params.size(), 0.25f)};
+  tbb::task_arena(threads).execute([&] {
+    cputrain::nn::keep(r.output.data(), b.act.x, input.size());
+    if (fused) {
+      layer.forward(gw.data(), params.data(), shape, mask.data(), drop, b.act, b.scratch, r.output.data());
+      layer.backward(gw.data(), params.data(), r.grads.data(), shape, drop, b.act, b.scratch, r.dinput.data());
+    } else {
+      unfused_forward(layer, gw.data(), params.data(), shape, mask.data(), drop, b.act, b.scratch, r.output.data());
+      unfused_backward(layer, gw.data(), params.data(), r.grads.data(), shape, drop, b.act, b.scratch,
+                       r.dinput.data());
+    }
+  });
+  return r;
+}
+
+template <class A>
+void check_fused_equals_unfused(float p) {
+  // H = 96 and I = 200: several row blocks per pass, and rows that are not a whole number of vector blocks.
+  const attention_shape shape{3, 70, 4, 24};
+  const std::size_t T = shape.tokens(), H = shape.hidden(), I = 200;
+  parameter_table table;
+  const auto layer = encoder_layer::create(table, 0, H, shape.heads, I, 1e-12f);
+  std::mt19937 rng(123);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> params(table.total_size()), input(T * H), dout(T * H), mask(T, 0.0f);
+  for (auto& e : params) e = 0.2f * u(rng);
+  for (auto& e : input) e = u(rng);
+  for (auto& e : dout) e = u(rng);
+  mask[shape.seq - 1] = mask[2 * shape.seq - 3] = cputrain::kernels::attention_mask_min;
+  layer_dropout drop;
+  drop.hidden_p = drop.attention_p = p;
+  drop.seed = 5;
+  drop.attention_stream = 1;
+  drop.attention_output_stream = 2;
+  drop.output_stream = 3;
+  const auto want = run_layer<A>(false, 2, layer, shape, drop, params, input, dout, mask);
+  for (int threads : {1, 2}) {
+    const auto got = run_layer<A>(true, threads, layer, shape, drop, params, input, dout, mask);
+    INFO("threads=" << threads << " p=" << p);
+    CHECK(same_bits(got.output, want.output));
+    CHECK(same_bits(got.dinput, want.dinput));
+    CHECK(same_bits(got.grads, want.grads));
+  }
+  CHECK(want.output != input);  // the layer did run
+}
+
+}  // namespace
+
+TEST_CASE("encoder_layer's fused passes give the unfused composition's output and gradients bit for bit, fp32") {
+  check_fused_equals_unfused<float>(0.0f);
+  check_fused_equals_unfused<float>(0.1f);
+}
+
+TEST_CASE("encoder_layer's fused passes give the unfused composition's output and gradients bit for bit, bf16") {
+  check_fused_equals_unfused<bf16>(0.0f);
+  check_fused_equals_unfused<bf16>(0.1f);
 }

@@ -39,7 +39,7 @@ struct embeddings {
   }
 
   /// sum[tokens, hidden] = word[ids] + position[t % seq] + token_type[types]; y = LayerNorm(sum).
-  /// mean, rstd: [tokens], kept for backward with `sum`.
+  /// mean, rstd: [tokens], kept for backward with `sum`. One pass: each row is normalised right after it is summed.
   void forward(const float* params, const std::int32_t* ids, const std::int32_t* type_ids, std::size_t batch,
                std::size_t seq, float* sum, float* y, float* mean, float* rstd) const {
     const std::size_t tokens = batch * seq;
@@ -51,9 +51,10 @@ struct embeddings {
         float* out = sum + t * hidden;
         // HF adds (word + token_type) first, then position: the same order, the same rounding.
         for (std::size_t j = 0; j < hidden; ++j) out[j] = (w[j] + ty[j]) + p[j];
+        kernels::layer_norm_forward_row(out, params + ln_weight, params + ln_bias, eps, hidden, y + t * hidden,
+                                        mean[t], rstd[t]);
       }
     });
-    kernels::layer_norm_forward(sum, params + ln_weight, params + ln_bias, eps, tokens, hidden, y, mean, rstd);
   }
 
   /// dy: [tokens, hidden], the gradient of the LayerNorm output (after dropout's backward); it is overwritten.

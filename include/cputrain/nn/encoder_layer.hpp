@@ -6,13 +6,21 @@
 // The hidden state between layers stays float (the residual stream, as under PyTorch autocast); what backward
 // needs is kept in the activation type A (float, or bf16 under bf16 mixed precision), whose copies also serve
 // as the GEMM operands.
+// What follows a matrix product runs as one pass over the rows while each row is in cache: bias, dropout, residual,
+// the kept copies and LayerNorm; bias, the kept copies and GELU; in backward, LayerNorm's gradient and dropout's.
+// Fused or not, every element sees the same operations in the same order: the results are the unfused ones.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <type_traits>
 
+#include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/kernels/dropout.hpp"
+#include "cputrain/kernels/gemm.hpp"
 #include "cputrain/kernels/gelu.hpp"
 #include "cputrain/kernels/layer_norm.hpp"
 #include "cputrain/nn/attention.hpp"
@@ -80,6 +88,17 @@ float* compute_into(A* kept, float* scratch) {
   }
 }
 
+/// layer_norm_backward's row callback: dropout's gradient of each finished row of dh, written into out: [T, H].
+struct dropout_rows {
+  kernels::dropout_stream mask;
+  float p;
+  std::size_t hidden;
+  float* out;
+  void operator()(std::size_t r, const float* d) const {
+    kernels::dropout_apply(mask, r * hidden, hidden, p, d, out + r * hidden);
+  }
+};
+
 struct encoder_layer {
   linear query, key, value, attention_output, intermediate, output;
   std::size_t ln1_weight = 0, ln1_bias = 0, ln2_weight = 0, ln2_bias = 0;
@@ -111,7 +130,7 @@ struct encoder_layer {
   template <class A, class TW>
   void forward(const TW* gemm_weights, const float* params, const attention_shape& shape, const float* key_mask,
                const layer_dropout& drop, layer_activations<A>& act, const layer_scratch& scratch, float* h) const {
-    const std::size_t T = shape.tokens(), H = hidden, I = inter;
+    const std::size_t T = shape.tokens(), H = hidden;
     // Q, K, V projections, kept (they are the attention products' operands).
     float* q = compute_into(act.q, scratch.h_a);
     query.forward(gemm_weights, params, act.x, T, q);
@@ -130,30 +149,20 @@ struct encoder_layer {
 
     // h1 = LayerNorm(dropout(dense(context)) + x)
     float* ln1_in = compute_into(act.ln1_in, scratch.h_b);
-    attention_output.forward(gemm_weights, params, act.context, T, ln1_in);
-    kernels::dropout_forward(ln1_in, T * H, drop.hidden_p, drop.seed, drop.attention_output_stream, ln1_in);
-    for (std::size_t i = 0; i < T * H; ++i) ln1_in[i] += h[i];
-    keep(ln1_in, act.ln1_in, T * H);
-    kernels::layer_norm_forward(ln1_in, params + ln1_weight, params + ln1_bias, eps, T, H, h, act.ln1_mean,
-                                act.ln1_rstd);
-    keep(h, act.h1, T * H);
+    product(gemm_weights, attention_output, act.context, T, ln1_in);
+    residual_layer_norm(params, attention_output, ln1_weight, ln1_bias, drop, drop.attention_output_stream, T,
+                        ln1_in, act.ln1_in, h, act.ln1_mean, act.ln1_rstd, act.h1);
 
     // f = gelu(intermediate(h1))
     float* ff_in = compute_into(act.ff_in, scratch.ff);
-    intermediate.forward(gemm_weights, params, act.h1, T, ff_in);
-    keep(ff_in, act.ff_in, T * I);
-    float* ff_out = compute_into(act.ff_out, scratch.ff);
-    kernels::gelu_forward(ff_in, T * I, ff_out);
-    keep(ff_out, act.ff_out, T * I);
+    product(gemm_weights, intermediate, act.h1, T, ff_in);
+    bias_gelu(params + intermediate.bias, T, ff_in, act.ff_in, act.ff_out);
 
     // out = LayerNorm(dropout(output(f)) + h1)
     float* ln2_in = compute_into(act.ln2_in, scratch.h_b);
-    output.forward(gemm_weights, params, act.ff_out, T, ln2_in);
-    kernels::dropout_forward(ln2_in, T * H, drop.hidden_p, drop.seed, drop.output_stream, ln2_in);
-    for (std::size_t i = 0; i < T * H; ++i) ln2_in[i] += h[i];
-    keep(ln2_in, act.ln2_in, T * H);
-    kernels::layer_norm_forward(ln2_in, params + ln2_weight, params + ln2_bias, eps, T, H, h, act.ln2_mean,
-                                act.ln2_rstd);
+    product(gemm_weights, output, act.ff_out, T, ln2_in);
+    residual_layer_norm(params, output, ln2_weight, ln2_bias, drop, drop.output_stream, T, ln2_in, act.ln2_in, h,
+                        act.ln2_mean, act.ln2_rstd, static_cast<A*>(nullptr));
   }
 
   /// dh: [T, H], the gradient of the layer's output on entry and of its input on return. Parameter gradients
@@ -163,22 +172,24 @@ struct encoder_layer {
                 const layer_dropout& drop, const layer_activations<A>& act, const layer_scratch& scratch,
                 float* dh) const {
     const std::size_t T = shape.tokens(), H = hidden, I = inter;
-    // LayerNorm 2: dh -> d ln2_in (in place); that is also the gradient reaching h1 through the residual.
-    kernels::layer_norm_backward(dh, act.ln2_in, act.ln2_mean, act.ln2_rstd, params + ln2_weight, T, H, dh,
-                                 grads + ln2_weight, grads + ln2_bias);
+    kernels::check_dropout_probability(drop.hidden_p);
+    // LayerNorm 2: dh -> d ln2_in (in place; also the gradient reaching h1 through the residual), and each row
+    // through dropout into d_out while it is in cache.
     float* d_out = scratch.h_a;
-    kernels::dropout_backward(dh, T * H, drop.hidden_p, drop.seed, drop.output_stream, d_out);
+    kernels::layer_norm_backward(dh, act.ln2_in, act.ln2_mean, act.ln2_rstd, params + ln2_weight, T, H, dh,
+                                 grads + ln2_weight, grads + ln2_bias,
+                                 dropout_rows{{drop.seed, drop.output_stream}, drop.hidden_p, H, d_out});
     float* d_ff = scratch.ff;
     output.backward(gemm_weights, grads, act.ff_out, d_out, T, d_ff);
     kernels::gelu_backward(d_ff, act.ff_in, T * I, d_ff);
     // d h1 = residual (dh) + intermediate's input gradient
     intermediate.backward(gemm_weights, grads, act.h1, d_ff, T, dh, /*accumulate_dx=*/true);
 
-    // LayerNorm 1: dh -> d ln1_in (in place), also the gradient reaching x through the residual.
-    kernels::layer_norm_backward(dh, act.ln1_in, act.ln1_mean, act.ln1_rstd, params + ln1_weight, T, H, dh,
-                                 grads + ln1_weight, grads + ln1_bias);
+    // LayerNorm 1: dh -> d ln1_in (in place, also the gradient reaching x through the residual), and d_attn.
     float* d_attn = scratch.h_a;
-    kernels::dropout_backward(dh, T * H, drop.hidden_p, drop.seed, drop.attention_output_stream, d_attn);
+    kernels::layer_norm_backward(dh, act.ln1_in, act.ln1_mean, act.ln1_rstd, params + ln1_weight, T, H, dh,
+                                 grads + ln1_weight, grads + ln1_bias,
+                                 dropout_rows{{drop.seed, drop.attention_output_stream}, drop.hidden_p, H, d_attn});
     float* d_context = scratch.h_b;
     attention_output.backward(gemm_weights, grads, act.context, d_attn, T, d_context);
 
@@ -191,6 +202,55 @@ struct encoder_layer {
     query.backward(gemm_weights, grads, act.x, dq, T, dh, true);
     key.backward(gemm_weights, grads, act.x, dk, T, dh, true);
     value.backward(gemm_weights, grads, act.x, dv, T, dh, true);
+  }
+
+ private:
+  /// y[T, l.out] = x W^T: linear::forward without its bias, which the fused pass that follows adds.
+  template <class TW, class TX>
+  static void product(const TW* gemm_weights, const linear& l, const TX* x, std::size_t T, float* y) {
+    kernels::gemm(kernels::transpose::no, kernels::transpose::yes, T, l.out, l.in, 1.0f, x, l.in,
+                  gemm_weights + l.weight, l.in, 0.0f, y, l.out);
+  }
+
+  /// z = dropout(z + dense.bias) + h, kept as z_kept; then h = LayerNorm(z), also kept as h_kept unless null.
+  /// z, h: [T, H]; mean, rstd: [T]. One pass over the rows; dropout draws element r * H + j for row r, column j,
+  /// as dropout_forward over the whole tensor does.
+  template <class A>
+  void residual_layer_norm(const float* params, const linear& dense, std::size_t gamma, std::size_t beta,
+                           const layer_dropout& drop, std::uint64_t stream, std::size_t T, float* z, A* z_kept,
+                           float* h, float* mean, float* rstd, A* h_kept) const {
+    const std::size_t H = hidden;
+    kernels::check_dropout_probability(drop.hidden_p);
+    const kernels::dropout_stream mask(drop.seed, stream);
+    const float* bias = params + dense.bias;
+    kernels::for_row_blocks(T, kernels::rows_per_block(H), [&](std::size_t first, std::size_t end) {
+      for (std::size_t r = first; r < end; ++r) {
+        float* zr = z + r * H;
+        float* hr = h + r * H;
+        for (std::size_t j = 0; j < H; ++j) zr[j] += bias[j];
+        kernels::dropout_add(mask, r * H, H, drop.hidden_p, zr, hr, zr);
+        keep(zr, z_kept + r * H, H);
+        kernels::layer_norm_forward_row(zr, params + gamma, params + beta, eps, H, hr, mean[r], rstd[r]);
+        if (h_kept != nullptr) keep(hr, h_kept + r * H, H);
+      }
+    });
+  }
+
+  /// y = y + bias kept as GELU's input in_kept, and gelu(y) as out_kept. y: [T, I], computed into in_kept under
+  /// fp32 (then GELU writes out_kept directly) or scratch under bf16 (GELU's output overwrites it, then is kept).
+  template <class A>
+  void bias_gelu(const float* bias, std::size_t T, float* y, A* in_kept, A* out_kept) const {
+    const std::size_t I = inter;
+    kernels::for_row_blocks(T, kernels::rows_per_block(I), [&](std::size_t first, std::size_t end) {
+      for (std::size_t r = first; r < end; ++r) {
+        float* yr = y + r * I;
+        for (std::size_t j = 0; j < I; ++j) yr[j] += bias[j];
+        keep(yr, in_kept + r * I, I);
+        float* out = compute_into(out_kept + r * I, yr);
+        kernels::gelu_forward_run(yr, I, out);
+        keep(out, out_kept + r * I, I);
+      }
+    });
   }
 };
 
