@@ -255,6 +255,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     const auto& args = command.args;
+    (void)ct::kernels::current_gemm_backend_choice();  // a bad CPUTRAIN_GEMM_BACKEND is a usage error, before any work
     for (const auto& notice : args.notices) say("notice: " + notice);
     ct::train::termination_signal::install();  // SIGTERM / Ctrl-C: checkpoint at the next step boundary, then exit
     const auto topo = ct::topology::detect();

@@ -117,6 +117,9 @@ PY
     expect_exit 2 "doc_stride" -- "$RUN_QA" "${base[@]}" --max_seq_length 128 --doc_stride 128
     expect_exit 2 "per_device_train_batch_size" -- "$RUN_QA" "${base[@]}" --per_device_train_batch_size 0
     expect_exit 2 "learning_rate" -- "$RUN_QA" "${base[@]}" --learning_rate -1
+    expect_exit 2 "CPUTRAIN_GEMM_BACKEND: unknown GEMM backend 'mkl'" -- env CPUTRAIN_GEMM_BACKEND=mkl "$RUN_QA" \
+      "${base[@]}" --output_dir "$WORK/gemm"
+    [ ! -e "$WORK/gemm" ] || fail "a bad CPUTRAIN_GEMM_BACKEND was refused only after output_dir was made"
     expect_exit 2 "nope.json" -- "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" --do_train \
       --train_file "$WORK/nope.json" --output_dir "$WORK/o"
     expect_exit 2 "train_file" -- "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" --dataset_name squad \

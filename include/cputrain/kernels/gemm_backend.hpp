@@ -3,7 +3,8 @@
 //
 //   bf16 x bf16  oneDNN where it runs bf16 natively (AVX512-BF16 dot products, AMX tiles); elsewhere Eigen on
 //                operands widened to float while packing (AVX2-only CPUs have no bf16 arithmetic to use)
-//   fp32 x fp32  oneDNN wherever it is built in (measured faster than Eigen's kernels: docs/benchmarks.md)
+//   fp32 x fp32  oneDNN where it runs AVX-512 kernels (1.4-1.8x Eigen's there); Eigen on AVX2-only CPUs, where
+//                oneDNN's transposed-A product (backward-weight) measured slower than Eigen's (docs/benchmarks.md)
 //   mixed        Eigen, widening the bf16 side
 //
 // CPUTRAIN_GEMM_BACKEND=auto|eigen|onednn (environment, read once) or set_gemm_backend() forces a choice:
@@ -77,8 +78,17 @@ inline void set_gemm_backend(gemm_backend_choice choice) {
 
 /// Where fp32 x fp32 products run.
 [[nodiscard]] inline gemm_backend fp32_gemm_backend() {
-  if (!onednn_built_in()) return gemm_backend::eigen;
-  return current_gemm_backend_choice() == gemm_backend_choice::eigen ? gemm_backend::eigen : gemm_backend::onednn;
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+  switch (current_gemm_backend_choice()) {
+    case gemm_backend_choice::eigen: return gemm_backend::eigen;
+    case gemm_backend_choice::onednn: return gemm_backend::onednn;
+    case gemm_backend_choice::automatic: {
+      static const bool avx512 = onednn::has_avx512();
+      return avx512 ? gemm_backend::onednn : gemm_backend::eigen;
+    }
+  }
+#endif
+  return gemm_backend::eigen;
 }
 
 /// Where bf16 x bf16 products run.
@@ -97,19 +107,19 @@ inline void set_gemm_backend(gemm_backend_choice choice) {
 }
 
 /// A line for logs and `cputrain-machine`: where products of `bf16` (or fp32) operands run on this CPU, e.g.
-/// "oneDNN avx512_core_bf16 (native bf16)" or "Eigen (bf16 widened to fp32; no native bf16 on this CPU)".
+/// "oneDNN (CPU ISA avx512_core_amx, native bf16)" or "Eigen, bf16 widened to fp32 (no native bf16 on this CPU)".
 [[nodiscard]] inline std::string gemm_path_description(bool bf16) {
   const gemm_backend backend = bf16 ? bf16_gemm_backend() : fp32_gemm_backend();
   if (backend == gemm_backend::eigen) {
-    if (!bf16) return onednn_built_in() ? "Eigen (forced)" : "Eigen (built without oneDNN)";
-    if (current_gemm_backend_choice() == gemm_backend_choice::eigen) return "Eigen, bf16 widened to fp32 (forced)";
-    return onednn_built_in() ? "Eigen, bf16 widened to fp32 (no native bf16 on this CPU)"
-                             : "Eigen, bf16 widened to fp32 (built without oneDNN)";
+    const std::string what = bf16 ? "Eigen, bf16 widened to fp32" : "Eigen";
+    if (!onednn_built_in()) return what + " (built without oneDNN)";
+    if (current_gemm_backend_choice() == gemm_backend_choice::eigen) return what + " (forced)";
+    return what + (bf16 ? " (no native bf16 on this CPU)" : " (faster than oneDNN's fp32 without AVX-512)");
   }
 #if defined(CPUTRAIN_HAVE_ONEDNN)
-  std::string line = "oneDNN " + onednn::effective_isa_name();
-  if (bf16) line += onednn::native_bf16() ? " (native bf16)" : " (bf16 emulated: slow)";
-  return line;
+  std::string line = "oneDNN (CPU ISA " + onednn::effective_isa_name();
+  if (bf16) line += onednn::native_bf16() ? ", native bf16" : ", bf16 emulated: slow";
+  return line + ")";
 #else
   return "Eigen";
 #endif

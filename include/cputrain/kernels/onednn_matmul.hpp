@@ -84,6 +84,13 @@ inline const dnnl::engine& cpu_engine() {
   return (isa & bf16) == bf16;
 }
 
+/// Whether oneDNN runs AVX-512 kernels here (as capped by DNNL_MAX_CPU_ISA).
+[[nodiscard]] inline bool has_avx512() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  return (isa & avx512) == avx512;
+}
+
 /// oneDNN's name for the instruction set it dispatches to, e.g. "avx512_core_bf16".
 [[nodiscard]] inline std::string effective_isa_name() {
   switch (dnnl::get_effective_cpu_isa()) {
