@@ -45,7 +45,8 @@ BUILD_ONLY_FEATURES = {"tests", "benchmarks"}
 CMAKE_NAMES = {"Eigen3": "eigen", "TBB": "tbb", "MPI": "mpi", "nlohmann_json": "nlohmann-json", "BLAS": "blas",
                "utf8proc": "utf8proc", "libutf8proc": "utf8proc", "hwloc": "hwloc", "dnnl": "onednn",
                "Boost:mpi": "boost-mpi", "Boost:program_options": "boost-program-options"}
-CMAKE_TOOLS = {"Threads", "PkgConfig"}  # the compiler's threads and the pkg-config tool: no package to ship
+# The compiler's threads and OpenMP runtime (linked for a static oneDNN) and the pkg-config tool: no package to ship.
+CMAKE_TOOLS = {"Threads", "OpenMP", "PkgConfig"}
 # Packages looked for only to choose how another library is found, never linked: each is allowed QUIET, under the
 # gate of the library it serves. (Debian's dnnl config insists on OpenCL, so dnnl's config is asked for only where
 # OpenCL is found.)
