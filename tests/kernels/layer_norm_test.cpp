@@ -1,7 +1,8 @@
 // Tests for include/cputrain/kernels/layer_norm.hpp: forward against a double-precision reference, backward
 // (dx, dgamma, dbeta) against central differences of that reference, with x kept as float and as bf16; thread-count
 // independence of the parameter gradients; in-place use; the row callback of backward and the one-row forward that
-// fused kernels use.
+// fused kernels use; the float statistics on rows far from zero, constant rows of any length, and results that do
+// not depend on a row's alignment or the thread count.
 #include <catch2/catch.hpp>
 
 #include "support/checks.hpp"
@@ -333,4 +334,91 @@ TEST_CASE("layer_norm_backward hands every finished row of dx to row_done once, 
     CHECK(same_bits(db2, db));
     CHECK(same_bits(dropped, want));
   }
+}
+
+TEST_CASE("layer_norm_forward's float statistics on rows far from zero: mean to 1 ulp, 1/std to 4e-7") {
+  // A one-pass variance (mean(x^2) - mean(x)^2) would lose ~6 digits here; the mean without its second-pass
+  // correction is off by ~2 ulps. Exact statistics in long double from the same float inputs.
+  for (auto [cols, offset] : {std::pair<std::size_t, float>{768, 1000.0f}, {33, 1e4f}, {1000, -300.0f}}) {
+    const std::size_t rows = 64;
+    std::mt19937 rng(81);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> x(rows * cols), gamma(cols, 1.0f), beta(cols, 0.0f), y(x.size()), mean(rows), rstd(rows);
+    for (auto& v : x) v = offset + normal(rng);
+    layer_norm_forward(x.data(), gamma.data(), beta.data(), 1e-12f, rows, cols, y.data(), mean.data(), rstd.data());
+    double worst_mean_ulps = 0, worst_rstd = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      long double m = 0, v = 0;
+      for (std::size_t j = 0; j < cols; ++j) m += x[r * cols + j];
+      m /= static_cast<long double>(cols);
+      for (std::size_t j = 0; j < cols; ++j) v += (x[r * cols + j] - m) * (x[r * cols + j] - m);
+      v /= static_cast<long double>(cols);
+      const long double rs = 1.0L / std::sqrt(v + 1e-12L);
+      const float near = static_cast<float>(m);
+      const double ulp = std::nextafter(std::abs(near), INFINITY) - std::abs(near);
+      worst_mean_ulps = std::max(worst_mean_ulps, static_cast<double>(std::abs(mean[r] - m)) / ulp);
+      worst_rstd = std::max(worst_rstd, static_cast<double>(std::abs(rstd[r] - rs) / rs));
+    }
+    INFO("cols=" << cols << " offset=" << offset);
+    CHECK(worst_mean_ulps <= 1.0);
+    CHECK(worst_rstd < 4e-7);
+  }
+}
+
+TEST_CASE("layer_norm_forward: a constant row of any length gives exactly its value as mean and beta as output") {
+  for (std::size_t cols : {std::size_t{1}, std::size_t{64}, std::size_t{100}, std::size_t{768}}) {
+    for (float value : {1000.1f, -7.0f, 0.1f, 3e-20f}) {
+      std::vector<float> x(cols, value), gamma(cols, 1.5f), beta(cols), y(cols);
+      for (std::size_t j = 0; j < cols; ++j) beta[j] = 0.01f * static_cast<float>(j) - 0.3f;
+      float mean = 0, rstd = 0;
+      layer_norm_forward_row(x.data(), gamma.data(), beta.data(), 1e-12f, cols, y.data(), mean, rstd);
+      INFO("cols=" << cols << " value=" << value);
+      CHECK(mean == value);
+      CHECK(std::isfinite(rstd));
+      CHECK(same_bits(y, beta));
+    }
+  }
+}
+
+TEST_CASE("layer_norm results do not depend on where a row sits in memory or on the thread count") {
+  const auto p = make_problem(1, 777, 1e-12f, 91);  // 12 whole groups of 64 lanes and a tail of 9
+  const std::size_t cols = p.cols;
+  std::vector<float> y0(cols), dx0(cols), dg0(cols, 0.0f), db0(cols, 0.0f);
+  float mean0 = 0, rstd0 = 0;
+  layer_norm_forward_row(p.x.data(), p.gamma.data(), p.beta.data(), p.eps, cols, y0.data(), mean0, rstd0);
+  layer_norm_backward(p.w.data(), p.x.data(), &mean0, &rstd0, p.gamma.data(), 1, cols, dx0.data(), dg0.data(),
+                      db0.data());
+  for (std::size_t offset = 1; offset < 18; ++offset) {
+    // The row, its gradient and the outputs all start `offset` floats into their buffers.
+    std::vector<float> x(cols + offset), dy(cols + offset), y(cols + offset), dx(cols + offset);
+    std::copy(p.x.begin(), p.x.end(), x.begin() + static_cast<std::ptrdiff_t>(offset));
+    std::copy(p.w.begin(), p.w.end(), dy.begin() + static_cast<std::ptrdiff_t>(offset));
+    std::vector<float> dg(cols, 0.0f), db(cols, 0.0f);
+    float mean = 0, rstd = 0;
+    layer_norm_forward_row(x.data() + offset, p.gamma.data(), p.beta.data(), p.eps, cols, y.data() + offset, mean,
+                           rstd);
+    layer_norm_backward(dy.data() + offset, x.data() + offset, &mean, &rstd, p.gamma.data(), 1, cols,
+                        dx.data() + offset, dg.data(), db.data());
+    INFO("offset=" << offset);
+    CHECK(mean == mean0);
+    CHECK(rstd == rstd0);
+    CHECK(std::memcmp(y.data() + offset, y0.data(), cols * sizeof(float)) == 0);
+    CHECK(std::memcmp(dx.data() + offset, dx0.data(), cols * sizeof(float)) == 0);
+    CHECK(same_bits(dg, dg0));
+    CHECK(same_bits(db, db0));
+  }
+  // Many rows over many tasks: the forward is the same in arenas of 1 and 2 threads.
+  const std::size_t rows = 3000;
+  std::mt19937 rng(92);
+  const auto x = random_values(rows * 768, rng, -3.0f, 5.0f);
+  std::vector<float> y1(x.size()), y2(x.size()), m1(rows), m2(rows), r1(rows), r2(rows);
+  tbb::task_arena(1).execute([&] {
+    layer_norm_forward(x.data(), p.gamma.data(), p.beta.data(), 1e-12f, rows, 768, y1.data(), m1.data(), r1.data());
+  });
+  tbb::task_arena(2).execute([&] {
+    layer_norm_forward(x.data(), p.gamma.data(), p.beta.data(), 1e-12f, rows, 768, y2.data(), m2.data(), r2.data());
+  });
+  CHECK(same_bits(y1, y2));
+  CHECK(same_bits(m1, m2));
+  CHECK(same_bits(r1, r2));
 }

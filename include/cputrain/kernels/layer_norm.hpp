@@ -1,12 +1,17 @@
 // LayerNorm over the last dimension, forward and backward, as torch.nn.LayerNorm computes it (biased variance,
-// eps inside the square root). Statistics are accumulated in double per row, so results are as close to exact
-// as float storage allows; the per-row mean and 1/std are kept for backward.
+// eps inside the square root); the per-row mean and 1/std are kept for backward.
 //   forward:  y = (x - mean) * rstd * gamma + beta
 //   backward: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma, xhat = (x - mean) * rstd;
 //             dgamma += sum_rows dy * xhat, dbeta += sum_rows dy
 // Offers whole-tensor layer_norm_forward / layer_norm_backward (rows in parallel; backward can hand each finished
 // row of dx to a callback while it is in cache) and layer_norm_forward_row for kernels that fuse the work before
 // a LayerNorm into the same pass over the rows.
+// A row's sums are float, in 64 interleaved partial sums (element j adds into partial j % 64) that compilers keep
+// in vector registers, added in a fixed tree at the end: the order depends on the row length alone, never on the
+// thread or the buffer's alignment. The mean is taken in two passes (m0 = mean(x), then
+// mean = m0 + mean(x - m0)) and the variance around m0 (mean((x - m0)^2) - mean(x - m0)^2): a few float ulps
+// from exact even for rows far from zero, where one pass of sum(x^2) - sum(x)^2 would cancel, and exact for a
+// constant row. The row is read three times from L1, so this costs no more memory traffic than one pass.
 // The input kept for backward may be float or bf16 (precision::bf16_mixed stores activations in bf16).
 #pragma once
 
@@ -20,23 +25,60 @@
 
 namespace cputrain::kernels {
 
+namespace detail {
+inline constexpr std::size_t norm_lanes = 64;
+
+/// partial[l] += partial[l + width] for l < width: one level of the tree, a fixed-trip loop the compiler vectorises.
+template <std::size_t width>
+void fold_lanes(float (&partial)[norm_lanes]) {
+  for (std::size_t l = 0; l < width; ++l) partial[l] += partial[l + width];
+}
+
+/// partial[0] + ... + partial[63], added pairwise in a fixed tree.
+inline float add_lanes(float (&partial)[norm_lanes]) {
+  static_assert(norm_lanes == 64);
+  fold_lanes<32>(partial);
+  fold_lanes<16>(partial);
+  fold_lanes<8>(partial);
+  fold_lanes<4>(partial);
+  fold_lanes<2>(partial);
+  fold_lanes<1>(partial);
+  return partial[0];
+}
+}  // namespace detail
+
 /// One row on the calling thread. x, y: [cols] (y may alias x); gamma, beta: [cols]; writes the row's mean and
 /// 1/std.
 inline void layer_norm_forward_row(const float* x, const float* gamma, const float* beta, float eps,
                                    std::size_t cols, float* y, float& mean, float& rstd) {
-  double sum = 0;
-  for (std::size_t j = 0; j < cols; ++j) sum += x[j];
-  const double m = sum / static_cast<double>(cols);
-  double sq = 0;
-  for (std::size_t j = 0; j < cols; ++j) {
-    const double d = x[j] - m;
-    sq += d * d;
+  // Written out rather than through a helper taking a lambda: the partial sums then stay in registers.
+  constexpr std::size_t L = detail::norm_lanes;
+  const std::size_t whole = cols - cols % L;
+  const auto n = static_cast<float>(cols);
+  float sum[L] = {};
+  for (std::size_t j = 0; j < whole; j += L) {
+    for (std::size_t l = 0; l < L; ++l) sum[l] += x[j + l];
   }
-  const double var = sq / static_cast<double>(cols);
-  const auto mf = static_cast<float>(m);
-  const auto rs = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
-  for (std::size_t j = 0; j < cols; ++j) y[j] = (x[j] - mf) * rs * gamma[j] + beta[j];
-  mean = mf;
+  for (std::size_t j = whole; j < cols; ++j) sum[j - whole] += x[j];
+  const float m0 = detail::add_lanes(sum) / n;
+  float shift[L] = {}, square[L] = {};
+  auto add = [&](std::size_t j, std::size_t l) {
+    const float d = x[j] - m0;
+    shift[l] += d;
+    square[l] += d * d;
+  };
+  for (std::size_t j = 0; j < whole; j += L) {
+    for (std::size_t l = 0; l < L; ++l) add(j + l, l);
+  }
+  for (std::size_t j = whole; j < cols; ++j) add(j, j - whole);
+  const float s = detail::add_lanes(shift) / n;
+  // Mathematically >= 0; rounding can leave a constant row a hair below.
+  const float var = std::max(detail::add_lanes(square) / n - s * s, 0.0f);
+  const float m = m0 + s;
+  // Once per row: double costs nothing here and keeps eps (1e-12) from vanishing next to var in the sum.
+  const auto rs = static_cast<float>(1.0 / std::sqrt(static_cast<double>(var) + static_cast<double>(eps)));
+  for (std::size_t j = 0; j < cols; ++j) y[j] = (x[j] - m) * rs * gamma[j] + beta[j];
+  mean = m;
   rstd = rs;
 }
 
@@ -55,17 +97,25 @@ inline void layer_norm_forward(const float* x, const float* gamma, const float* 
 template <class TX>
 void layer_norm_backward_row(const float* dy, const TX* x, float mean, float rstd, const float* gamma,
                              std::size_t cols, float* dx, float* dgamma_sum, float* dbeta_sum) {
-  double sum_g = 0, sum_gx = 0;
-  for (std::size_t j = 0; j < cols; ++j) {
+  constexpr std::size_t L = detail::norm_lanes;
+  const std::size_t whole = cols - cols % L;
+  float sum_g[L] = {}, sum_gx[L] = {};
+  // One element's terms; the parameter gradients' as the separate column sums computed them before (bit-identical).
+  auto add = [&](std::size_t j, std::size_t l) {
     const float xhat = (static_cast<float>(x[j]) - mean) * rstd;
     dgamma_sum[j] += dy[j] * xhat;
     dbeta_sum[j] += dy[j];
     const float g = dy[j] * gamma[j];
-    sum_g += g;
-    sum_gx += static_cast<double>(g) * xhat;
+    sum_g[l] += g;
+    sum_gx[l] += g * xhat;
+  };
+  for (std::size_t j = 0; j < whole; j += L) {
+    for (std::size_t l = 0; l < L; ++l) add(j + l, l);
   }
-  const auto mean_g = static_cast<float>(sum_g / static_cast<double>(cols));
-  const auto mean_gx = static_cast<float>(sum_gx / static_cast<double>(cols));
+  for (std::size_t j = whole; j < cols; ++j) add(j, j - whole);
+  const auto n = static_cast<float>(cols);
+  const float mean_g = detail::add_lanes(sum_g) / n;
+  const float mean_gx = detail::add_lanes(sum_gx) / n;
   for (std::size_t j = 0; j < cols; ++j) {
     const float xhat = (static_cast<float>(x[j]) - mean) * rstd;
     dx[j] = rstd * (dy[j] * gamma[j] - mean_g - xhat * mean_gx);
