@@ -288,7 +288,8 @@ TEST_CASE("layer_norm in place (y == x forward, dx == dy backward) equals out of
 
 TEST_CASE("layer_norm_forward_row, row by row, equals layer_norm_forward") {
   const auto p = make_problem(40, 300, 1e-12f, 61);
-  std::vector<float> y(p.x.size()), mean(p.rows), rstd(p.rows), y_rows(p.x.size()), mean_rows(p.rows), rstd_rows(p.rows);
+  std::vector<float> y(p.x.size()), mean(p.rows), rstd(p.rows);
+  std::vector<float> y_rows(p.x.size()), mean_rows(p.rows), rstd_rows(p.rows);
   layer_norm_forward(p.x.data(), p.gamma.data(), p.beta.data(), p.eps, p.rows, p.cols, y.data(), mean.data(),
                      rstd.data());
   for (std::size_t r = 0; r < p.rows; ++r) {

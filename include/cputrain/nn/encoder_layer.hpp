@@ -6,9 +6,9 @@
 // The hidden state between layers stays float (the residual stream, as under PyTorch autocast); what backward
 // needs is kept in the activation type A (float, or bf16 under bf16 mixed precision), whose copies also serve
 // as the GEMM operands.
-// What follows a matrix product runs as one pass over the rows while each row is in cache: bias, dropout, residual,
-// the kept copies and LayerNorm; bias, the kept copies and GELU; in backward, LayerNorm's gradient and dropout's.
-// Fused or not, every element sees the same operations in the same order: the results are the unfused ones.
+// What follows a matrix product runs as one pass over the rows while each row is in cache (kernels/fused.hpp):
+// bias and the kept copy (query, key, value); bias, dropout, residual, the kept copies and LayerNorm; bias, the
+// kept copies and GELU; in backward, LayerNorm's gradient and dropout's. The results are the unfused ones.
 #pragma once
 
 #include <algorithm>
@@ -17,11 +17,13 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/kernels/dropout.hpp"
-#include "cputrain/kernels/gemm.hpp"
+#include "cputrain/kernels/fused.hpp"
 #include "cputrain/kernels/gelu.hpp"
+#include "cputrain/kernels/gemm.hpp"
 #include "cputrain/kernels/layer_norm.hpp"
 #include "cputrain/nn/attention.hpp"
 #include "cputrain/nn/linear.hpp"
@@ -88,17 +90,6 @@ float* compute_into(A* kept, float* scratch) {
   }
 }
 
-/// layer_norm_backward's row callback: dropout's gradient of each finished row of dh, written into out: [T, H].
-struct dropout_rows {
-  kernels::dropout_stream mask;
-  float p;
-  std::size_t hidden;
-  float* out;
-  void operator()(std::size_t r, const float* d) const {
-    kernels::dropout_apply(mask, r * hidden, hidden, p, d, out + r * hidden);
-  }
-};
-
 struct encoder_layer {
   linear query, key, value, attention_output, intermediate, output;
   std::size_t ln1_weight = 0, ln1_bias = 0, ln2_weight = 0, ln2_bias = 0;
@@ -131,16 +122,12 @@ struct encoder_layer {
   void forward(const TW* gemm_weights, const float* params, const attention_shape& shape, const float* key_mask,
                const layer_dropout& drop, layer_activations<A>& act, const layer_scratch& scratch, float* h) const {
     const std::size_t T = shape.tokens(), H = hidden;
-    // Q, K, V projections, kept (they are the attention products' operands).
-    float* q = compute_into(act.q, scratch.h_a);
-    query.forward(gemm_weights, params, act.x, T, q);
-    keep(q, act.q, T * H);
-    float* k = compute_into(act.k, scratch.h_a);
-    key.forward(gemm_weights, params, act.x, T, k);
-    keep(k, act.k, T * H);
-    float* v = compute_into(act.v, scratch.h_a);
-    value.forward(gemm_weights, params, act.x, T, v);
-    keep(v, act.v, T * H);
+    // Q, K, V projections, kept (they are the attention products' operands); the bias is added as rows are kept.
+    for (auto [projection, kept] : {std::pair{&query, act.q}, std::pair{&key, act.k}, std::pair{&value, act.v}}) {
+      float* y = compute_into(kept, scratch.h_a);
+      product(gemm_weights, *projection, act.x, T, y);
+      kernels::bias_keep(params + projection->bias, T, H, y, kept);
+    }
 
     float* context = compute_into(act.context, scratch.h_a);
     attention_forward(shape, act.q, act.k, act.v, key_mask, dropout_site{drop.attention_p, drop.seed, drop.attention_stream},
@@ -150,19 +137,22 @@ struct encoder_layer {
     // h1 = LayerNorm(dropout(dense(context)) + x)
     float* ln1_in = compute_into(act.ln1_in, scratch.h_b);
     product(gemm_weights, attention_output, act.context, T, ln1_in);
-    residual_layer_norm(params, attention_output, ln1_weight, ln1_bias, drop, drop.attention_output_stream, T,
-                        ln1_in, act.ln1_in, h, act.ln1_mean, act.ln1_rstd, act.h1);
+    kernels::bias_dropout_residual_layer_norm(params + attention_output.bias,
+                                              {drop.hidden_p, drop.seed, drop.attention_output_stream},
+                                              params + ln1_weight, params + ln1_bias, eps, T, H, ln1_in, act.ln1_in, h,
+                                              act.ln1_mean, act.ln1_rstd, act.h1);
 
     // f = gelu(intermediate(h1))
     float* ff_in = compute_into(act.ff_in, scratch.ff);
     product(gemm_weights, intermediate, act.h1, T, ff_in);
-    bias_gelu(params + intermediate.bias, T, ff_in, act.ff_in, act.ff_out);
+    kernels::bias_gelu_keep(params + intermediate.bias, T, inter, ff_in, act.ff_in, act.ff_out);
 
     // out = LayerNorm(dropout(output(f)) + h1)
     float* ln2_in = compute_into(act.ln2_in, scratch.h_b);
     product(gemm_weights, output, act.ff_out, T, ln2_in);
-    residual_layer_norm(params, output, ln2_weight, ln2_bias, drop, drop.output_stream, T, ln2_in, act.ln2_in, h,
-                        act.ln2_mean, act.ln2_rstd, static_cast<A*>(nullptr));
+    kernels::bias_dropout_residual_layer_norm(params + output.bias, {drop.hidden_p, drop.seed, drop.output_stream},
+                                              params + ln2_weight, params + ln2_bias, eps, T, H, ln2_in, act.ln2_in, h,
+                                              act.ln2_mean, act.ln2_rstd, static_cast<A*>(nullptr));
   }
 
   /// dh: [T, H], the gradient of the layer's output on entry and of its input on return. Parameter gradients
@@ -172,13 +162,12 @@ struct encoder_layer {
                 const layer_dropout& drop, const layer_activations<A>& act, const layer_scratch& scratch,
                 float* dh) const {
     const std::size_t T = shape.tokens(), H = hidden, I = inter;
-    kernels::check_dropout_probability(drop.hidden_p);
     // LayerNorm 2: dh -> d ln2_in (in place; also the gradient reaching h1 through the residual), and each row
     // through dropout into d_out while it is in cache.
     float* d_out = scratch.h_a;
     kernels::layer_norm_backward(dh, act.ln2_in, act.ln2_mean, act.ln2_rstd, params + ln2_weight, T, H, dh,
                                  grads + ln2_weight, grads + ln2_bias,
-                                 dropout_rows{{drop.seed, drop.output_stream}, drop.hidden_p, H, d_out});
+                                 kernels::dropout_rows({drop.hidden_p, drop.seed, drop.output_stream}, H, d_out));
     float* d_ff = scratch.ff;
     output.backward(gemm_weights, grads, act.ff_out, d_out, T, d_ff);
     kernels::gelu_backward(d_ff, act.ff_in, T * I, d_ff);
@@ -189,7 +178,8 @@ struct encoder_layer {
     float* d_attn = scratch.h_a;
     kernels::layer_norm_backward(dh, act.ln1_in, act.ln1_mean, act.ln1_rstd, params + ln1_weight, T, H, dh,
                                  grads + ln1_weight, grads + ln1_bias,
-                                 dropout_rows{{drop.seed, drop.attention_output_stream}, drop.hidden_p, H, d_attn});
+                                 kernels::dropout_rows({drop.hidden_p, drop.seed, drop.attention_output_stream}, H,
+                                                       d_attn));
     float* d_context = scratch.h_b;
     attention_output.backward(gemm_weights, grads, act.context, d_attn, T, d_context);
 
@@ -232,23 +222,6 @@ struct encoder_layer {
         keep(zr, z_kept + r * H, H);
         kernels::layer_norm_forward_row(zr, params + gamma, params + beta, eps, H, hr, mean[r], rstd[r]);
         if (h_kept != nullptr) keep(hr, h_kept + r * H, H);
-      }
-    });
-  }
-
-  /// y = y + bias kept as GELU's input in_kept, and gelu(y) as out_kept. y: [T, I], computed into in_kept under
-  /// fp32 (then GELU writes out_kept directly) or scratch under bf16 (GELU's output overwrites it, then is kept).
-  template <class A>
-  void bias_gelu(const float* bias, std::size_t T, float* y, A* in_kept, A* out_kept) const {
-    const std::size_t I = inter;
-    kernels::for_row_blocks(T, kernels::rows_per_block(I), [&](std::size_t first, std::size_t end) {
-      for (std::size_t r = first; r < end; ++r) {
-        float* yr = y + r * I;
-        for (std::size_t j = 0; j < I; ++j) yr[j] += bias[j];
-        keep(yr, in_kept + r * I, I);
-        float* out = compute_into(out_kept + r * I, yr);
-        kernels::gelu_forward_run(yr, I, out);
-        keep(out, out_kept + r * I, I);
       }
     });
   }
