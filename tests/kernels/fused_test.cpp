@@ -65,7 +65,7 @@ void check_bias_keep(std::size_t cols) {
     std::vector<A> kept(y.size());
     tbb::task_arena(threads).execute([&] { kn::bias_keep(bias.data(), rows, cols, y.data(), kept.data()); });
     INFO("cols=" << cols << " threads=" << threads);
-    CHECK(same_bits(y, want));
+    CHECK(same_bits(y, y0));  // only read when it is not kept itself
     CHECK(same_bits(kept, kept_copy<A>(want)));
   }
   // In place, as the float layer computes into the kept tensor.
@@ -93,7 +93,11 @@ void check_bias_gelu_keep(std::size_t cols) {
     if constexpr (std::is_same_v<A, float>) in_kept = y.data();
     tbb::task_arena(threads).execute(
         [&] { kn::bias_gelu_keep(bias.data(), rows, cols, y.data(), in_kept, out.data()); });
-    if constexpr (std::is_same_v<A, float>) in = y;
+    if constexpr (std::is_same_v<A, float>) {
+      in = y;
+    } else {
+      CHECK(same_bits(y, y0));  // float scratch, only read
+    }
     INFO("cols=" << cols << " threads=" << threads);
     CHECK(same_bits(in, want_in));
     CHECK(same_bits(out, want_out));
@@ -127,9 +131,12 @@ void check_bias_dropout_residual_layer_norm(std::size_t cols, float p) {
       kn::bias_dropout_residual_layer_norm(bias.data(), drop, gamma.data(), beta.data(), 1e-12f, rows, cols,
                                            z.data(), zk, h.data(), mean.data(), rstd.data(), h_kept.data());
     });
-    if constexpr (std::is_same_v<A, float>) z_kept = z;
+    if constexpr (std::is_same_v<A, float>) {
+      z_kept = z;
+    } else {
+      CHECK(same_bits(z, z0));  // float scratch, only read
+    }
     INFO("cols=" << cols << " p=" << p << " threads=" << threads);
-    CHECK(same_bits(z, z_want));
     CHECK(same_bits(z_kept, kept_copy<A>(z_want)));
     CHECK(same_bits(h, h_want));
     CHECK(same_bits(h_kept, kept_copy<A>(h_want)));

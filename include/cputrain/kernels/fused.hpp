@@ -2,12 +2,16 @@
 // is in cache instead of one whole-tensor pass per operation (each pass over [tokens, intermediate] floats is 19 MB
 // of memory traffic at base size). Every element sees the operations of the unfused composition in the same order,
 // so the results are the unfused ones bit for bit (tests/kernels/fused_test.cpp):
-//   bias_keep:                        y += bias; kept = y
-//   bias_gelu_keep:                   y += bias; in_kept = y; out_kept = gelu(y)
-//   bias_dropout_residual_layer_norm: z = dropout(z + bias) + h; z_kept = z; h = LayerNorm(z); h_kept = h
+//   bias_keep:                        kept = y + bias
+//   bias_gelu_keep:                   in_kept = y + bias; out_kept = gelu(y + bias)
+//   bias_dropout_residual_layer_norm: z_kept = dropout(z + bias) + h; h = LayerNorm(z_kept); h_kept = h
 //   dropout_rows:                     layer_norm_backward's row callback that applies dropout's backward
-// `kept` is where backward finds the tensor, in the activation type A: float (then y is usually kept itself and
-// keeping costs nothing) or bf16 (a rounded copy of each row). Rows run in parallel in fixed blocks.
+// `kept` is where backward finds a tensor, in the activation type A. Under float it is usually the product's own
+// output (y, z: computed in place). Under bf16 the product's float output is scratch and only read: float results
+// live in a small stack buffer (or the residual's row) until rounded, so no dead float tensor goes back to memory.
+// Element-wise passes run over pieces of 256 columns rather than whole rows: the next piece's memory reads then
+// overlap this piece's arithmetic (bias + GELU + kept copies: 1.4x faster than whole 3072-column rows on Zen 5).
+// Rows run in parallel in fixed blocks.
 #pragma once
 
 #include <algorithm>
@@ -30,35 +34,51 @@ void keep_row(const float* src, A* kept, std::size_t n) {
   if constexpr (std::is_same_v<A, float>) {
     if (src != kept) std::copy(src, src + n, kept);
   } else {
-    cputrain::to_bf16(std::span<const float>(src, n), std::span<A>(kept, n));  // one row: on this thread
+    cputrain::to_bf16(std::span<const float>(src, n), std::span<A>(kept, n));  // a row or less: on this thread
   }
 }
 
-/// y: [rows, cols] += bias [cols], then kept: [rows, cols].
+namespace detail {
+inline constexpr std::size_t fused_piece = 256;  // columns per piece: 1 KiB of floats
+}  // namespace detail
+
+/// kept: [rows, cols] = y + bias [cols]. y is read only, unless it is kept itself (float, in place).
 template <class A>
-void bias_keep(const float* bias, std::size_t rows, std::size_t cols, float* y, A* kept) {
+void bias_keep(const float* bias, std::size_t rows, std::size_t cols, const float* y, A* kept) {
   for_row_blocks(rows, rows_per_block(cols), [&](std::size_t first, std::size_t end) {
+    alignas(64) float buffer[detail::fused_piece];
     for (std::size_t r = first; r < end; ++r) {
-      float* yr = y + r * cols;
-      for (std::size_t j = 0; j < cols; ++j) yr[j] += bias[j];
-      keep_row(yr, kept + r * cols, cols);
+      for (std::size_t c = 0; c < cols; c += detail::fused_piece) {
+        const std::size_t len = std::min(detail::fused_piece, cols - c), at = r * cols + c;
+        float* out = buffer;
+        if constexpr (std::is_same_v<A, float>) out = kept + at;
+        for (std::size_t j = 0; j < len; ++j) out[j] = y[at + j] + bias[c + j];
+        keep_row(out, kept + at, len);
+      }
     }
   });
 }
 
-/// y: [rows, cols] += bias, kept as in_kept; gelu(y) kept as out_kept. Under float, y is usually in_kept itself
-/// and GELU writes out_kept directly; under bf16, GELU overwrites y's row (already kept) before it is rounded.
+/// in_kept = y + bias, out_kept = gelu(y + bias); all [rows, cols]. y is read only, unless it is in_kept itself.
 template <class A>
-void bias_gelu_keep(const float* bias, std::size_t rows, std::size_t cols, float* y, A* in_kept, A* out_kept) {
+void bias_gelu_keep(const float* bias, std::size_t rows, std::size_t cols, const float* y, A* in_kept,
+                    A* out_kept) {
   for_row_blocks(rows, rows_per_block(cols), [&](std::size_t first, std::size_t end) {
+    alignas(64) float buffer[detail::fused_piece];
     for (std::size_t r = first; r < end; ++r) {
-      float* yr = y + r * cols;
-      for (std::size_t j = 0; j < cols; ++j) yr[j] += bias[j];
-      keep_row(yr, in_kept + r * cols, cols);
-      float* out = yr;
-      if constexpr (std::is_same_v<A, float>) out = out_kept + r * cols;
-      gelu_forward_run(yr, cols, out);
-      keep_row(out, out_kept + r * cols, cols);
+      for (std::size_t c = 0; c < cols; c += detail::fused_piece) {
+        const std::size_t len = std::min(detail::fused_piece, cols - c), at = r * cols + c;
+        float* in = buffer;
+        float* out = buffer;  // under bf16 GELU may overwrite its input once that is kept
+        if constexpr (std::is_same_v<A, float>) {
+          in = in_kept + at;
+          out = out_kept + at;
+        }
+        for (std::size_t j = 0; j < len; ++j) in[j] = y[at + j] + bias[c + j];
+        keep_row(in, in_kept + at, len);
+        gelu_forward_run(in, len, out);
+        keep_row(out, out_kept + at, len);
+      }
     }
   });
 }
@@ -70,22 +90,29 @@ struct dropout_draw {
   std::uint64_t seed = 0, stream = 0;
 };
 
-/// z: [rows, cols] = dropout(z + bias) + h, kept as z_kept; then h = LayerNorm(z) with gamma, beta (written with
-/// mean, rstd: [rows]), kept as h_kept unless it is null. h is the residual on entry and the output on return.
+/// z_kept: [rows, cols] = dropout(z + bias) + h; then h = LayerNorm(that) with gamma, beta (writing mean, rstd:
+/// [rows]), kept as h_kept unless it is null. z is read only, unless it is z_kept itself; h is the residual on
+/// entry and the output on return.
 template <class A>
 void bias_dropout_residual_layer_norm(const float* bias, const dropout_draw& drop, const float* gamma,
-                                      const float* beta, float eps, std::size_t rows, std::size_t cols, float* z,
-                                      A* z_kept, float* h, float* mean, float* rstd, A* h_kept) {
+                                      const float* beta, float eps, std::size_t rows, std::size_t cols,
+                                      const float* z, A* z_kept, float* h, float* mean, float* rstd, A* h_kept) {
   check_dropout_probability(drop.p);
   const dropout_stream mask(drop.seed, drop.stream);
   for_row_blocks(rows, rows_per_block(cols), [&](std::size_t first, std::size_t end) {
+    alignas(64) float biased[detail::fused_piece];
     for (std::size_t r = first; r < end; ++r) {
-      float* zr = z + r * cols;
       float* hr = h + r * cols;
-      for (std::size_t j = 0; j < cols; ++j) zr[j] += bias[j];
-      dropout_add(mask, r * cols, cols, drop.p, zr, hr, zr);
-      keep_row(zr, z_kept + r * cols, cols);
-      layer_norm_forward_row(zr, gamma, beta, eps, cols, hr, mean[r], rstd[r]);
+      // The sum goes where it is kept under float; under bf16 into h's row, which LayerNorm then overwrites.
+      float* sum = hr;
+      if constexpr (std::is_same_v<A, float>) sum = z_kept + r * cols;
+      for (std::size_t c = 0; c < cols; c += detail::fused_piece) {
+        const std::size_t len = std::min(detail::fused_piece, cols - c), at = r * cols + c;
+        for (std::size_t j = 0; j < len; ++j) biased[j] = z[at + j] + bias[c + j];
+        dropout_add(mask, at, len, drop.p, biased, hr + c, sum + c);
+      }
+      keep_row(sum, z_kept + r * cols, cols);
+      layer_norm_forward_row(sum, gamma, beta, eps, cols, hr, mean[r], rstd[r]);
       if (h_kept != nullptr) keep_row(hr, h_kept + r * cols, cols);
     }
   });
