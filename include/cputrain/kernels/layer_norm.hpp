@@ -51,7 +51,8 @@ inline float add_lanes(float (&partial)[norm_lanes]) {
 /// 1/std.
 inline void layer_norm_forward_row(const float* x, const float* gamma, const float* beta, float eps,
                                    std::size_t cols, float* y, float& mean, float& rstd) {
-  // Written out rather than through a helper taking a lambda: the partial sums then stay in registers.
+  // The lane loops are written out in each function: passed as a lambda to a shared helper (not inlined by GCC
+  // 12), the partial sums went through memory.
   constexpr std::size_t L = detail::norm_lanes;
   const std::size_t whole = cols - cols % L;
   const auto n = static_cast<float>(cols);
@@ -100,7 +101,7 @@ void layer_norm_backward_row(const float* dy, const TX* x, float mean, float rst
   constexpr std::size_t L = detail::norm_lanes;
   const std::size_t whole = cols - cols % L;
   float sum_g[L] = {}, sum_gx[L] = {};
-  // One element's terms; the parameter gradients' as the separate column sums computed them before (bit-identical).
+  // One element's terms: of the parameter gradients (per column) and of the row's two sums (per lane).
   auto add = [&](std::size_t j, std::size_t l) {
     const float xhat = (static_cast<float>(x[j]) - mean) * rstd;
     dgamma_sum[j] += dy[j] * xhat;
