@@ -76,34 +76,44 @@ inline void set_gemm_backend(gemm_backend_choice choice) {
   return detail::backend_choice().load(std::memory_order_relaxed);
 }
 
-/// Where fp32 x fp32 products run.
-[[nodiscard]] inline gemm_backend fp32_gemm_backend() {
+namespace detail {
+/// The user's choice, or under `auto` oneDNN exactly where `onednn_wins` (decided once per process).
+template <class Rule>
+gemm_backend backend_by(const Rule& onednn_wins) {
 #if defined(CPUTRAIN_HAVE_ONEDNN)
   switch (current_gemm_backend_choice()) {
     case gemm_backend_choice::eigen: return gemm_backend::eigen;
     case gemm_backend_choice::onednn: return gemm_backend::onednn;
-    case gemm_backend_choice::automatic: {
-      static const bool avx512 = onednn::has_avx512();
-      return avx512 ? gemm_backend::onednn : gemm_backend::eigen;
-    }
+    case gemm_backend_choice::automatic: return onednn_wins() ? gemm_backend::onednn : gemm_backend::eigen;
   }
 #endif
+  (void)onednn_wins;
   return gemm_backend::eigen;
+}
+}  // namespace detail
+
+/// Where fp32 x fp32 products run.
+[[nodiscard]] inline gemm_backend fp32_gemm_backend() {
+  return detail::backend_by([] {
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+    static const bool avx512 = onednn::has_avx512();
+    return avx512;
+#else
+    return false;
+#endif
+  });
 }
 
 /// Where bf16 x bf16 products run.
 [[nodiscard]] inline gemm_backend bf16_gemm_backend() {
+  return detail::backend_by([] {
 #if defined(CPUTRAIN_HAVE_ONEDNN)
-  switch (current_gemm_backend_choice()) {
-    case gemm_backend_choice::eigen: return gemm_backend::eigen;
-    case gemm_backend_choice::onednn: return gemm_backend::onednn;
-    case gemm_backend_choice::automatic: {
-      static const bool native = onednn::native_bf16();
-      return native ? gemm_backend::onednn : gemm_backend::eigen;
-    }
-  }
+    static const bool native = onednn::native_bf16();
+    return native;
+#else
+    return false;
 #endif
-  return gemm_backend::eigen;
+  });
 }
 
 /// A line for logs and `cputrain-machine`: where products of `bf16` (or fp32) operands run on this CPU, e.g.
