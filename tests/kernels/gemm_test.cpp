@@ -2,7 +2,13 @@
 // and CPU offer (gemm_backend.hpp): each case runs once per backend.
 #include <catch2/catch.hpp>
 
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <csignal>
+#include <thread>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -238,5 +244,48 @@ TEST_CASE("oneDNN forced where it has no bf16 kernels is refused with the reason
                         Catch::Contains("CPUTRAIN_GEMM_BACKEND"));
   // fp32 still runs there, and automatic choice sends bf16 to Eigen.
   CHECK(cputrain::kernels::onednn::native_bf16() == false);
+}
+#endif
+
+#if defined(CPUTRAIN_HAVE_ONEDNN)
+namespace {
+std::atomic<int> signals_handled{0};
+extern "C" void count_signal(int) { signals_handled.fetch_add(1, std::memory_order_relaxed); }
+}  // namespace
+
+TEST_CASE("signals that arrive while oneDNN multiplies leave the heap intact") {
+  // oneDNN's generated GEMM kernels point the stack pointer into the heap while they run (its issue 4845): a
+  // signal handled on that thread then wrote its frame into the heap. Here a second thread signals the one that
+  // multiplies, thousands of times, and the multiplying thread allocates and frees between products (glibc
+  // aborts on a corrupted heap).
+  struct sigaction action {}, previous{};
+  action.sa_handler = count_signal;
+  sigemptyset(&action.sa_mask);
+  REQUIRE(sigaction(SIGUSR1, &action, &previous) == 0);
+  const backend_under_test backend(gemm_backend_choice::onednn);
+  const std::size_t n = 256;
+  std::mt19937 rng(3);
+  const auto a = random_matrix<float>(n, n, rng);
+  const auto b = random_matrix<float>(n, n, rng);
+  std::vector<float> c(n * n), first(n * n);
+  std::atomic<bool> done{false};
+  const pthread_t target = pthread_self();
+  std::thread sender([&] {
+    while (!done.load()) {
+      pthread_kill(target, SIGUSR1);
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  });
+  for (int i = 0; i < 1500; ++i) {
+    gemm(transpose::no, transpose::no, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n,
+         cputrain::kernels::gemm_threads::calling_thread);
+    std::vector<char> churn(1024 + static_cast<std::size_t>(i % 700), 1);
+    if (i == 0) first = c;
+  }
+  done.store(true);
+  sender.join();
+  sigaction(SIGUSR1, &previous, nullptr);
+  CHECK(signals_handled.load() > 100);
+  CHECK(std::memcmp(c.data(), first.data(), c.size() * sizeof(float)) == 0);
 }
 #endif

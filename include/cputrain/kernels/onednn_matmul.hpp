@@ -18,7 +18,10 @@
 
 #if defined(CPUTRAIN_HAVE_ONEDNN)
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -107,6 +110,28 @@ inline const dnnl::engine& cpu_engine() {
 }
 
 namespace detail {
+
+/// Holds the asynchronous signals of the calling thread while it lives. oneDNN's generated GEMM kernels point the
+/// stack pointer into the heap while they run (oneDNN issue 4845, fixed upstream in 2026, present in Debian's 2.6):
+/// a signal handled on that thread then writes its frame into the heap and corrupts it. Measured here: run_qa's
+/// SIGTERM checkpoint corrupted the heap in 3 of 6 runs; with the signals held until the product ends, none. A
+/// held signal is delivered as soon as the product returns (microseconds). Signals the thread raises itself
+/// (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) stay unblocked.
+class signals_held {
+ public:
+  signals_held() noexcept {
+    sigset_t all;
+    sigfillset(&all);
+    for (const int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP}) sigdelset(&all, s);
+    pthread_sigmask(SIG_BLOCK, &all, &previous_);
+  }
+  ~signals_held() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  signals_held(const signals_held&) = delete;
+  signals_held& operator=(const signals_held&) = delete;
+
+ private:
+  sigset_t previous_;
+};
 
 /// Runs f with oneDNN's threading runtime held to the calling thread.
 template <class F>
@@ -214,6 +239,7 @@ inline void matmul(const product_key& key, const void* a, const void* b, float* 
     thread_local dnnl::stream stream(cpu_engine());
     auto& pad = detail::scratchpad(p.scratchpad.get_size());
     const dnnl::engine& engine = cpu_engine();
+    const detail::signals_held held;
     p.primitive.execute(stream, {{DNNL_ARG_SRC, dnnl::memory(p.a, engine, const_cast<void*>(a))},
                                  {DNNL_ARG_WEIGHTS, dnnl::memory(p.b, engine, const_cast<void*>(b))},
                                  {DNNL_ARG_DST, dnnl::memory(p.c, engine, c)},
