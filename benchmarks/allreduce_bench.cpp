@@ -35,9 +35,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/dist/gradient_reducer.hpp"
-#include "cputrain/dist/mpi_communicator.hpp"
-#include "cputrain/dist/mpi_environment.hpp"
+#include "cputrain/distributed/gradient_reducer.hpp"
+#include "cputrain/mpi/communicator.hpp"
+#include "cputrain/mpi/environment.hpp"
 
 namespace po = boost::program_options;
 namespace ct = cputrain;

@@ -1,17 +1,19 @@
-# The dependencies of cputrain::cputrain, found the same way by the project's own build and by the installed
-# package config. The includer defines _cputrain_find_package(...) as find_package(... REQUIRED) or as
-# find_dependency(...), so there is one list to keep. The package recipes (vcpkg.json, the vcpkg port, conanfile.py)
+# The dependencies of cputrain::cputrain and of its components (cputrain::mpi, cputrain::cli, cputrain::hwloc), found
+# the same way by the project's own build and by the installed package config. The includer defines
+# _cputrain_find_package(...) (the core's: find_package(... REQUIRED) or find_dependency(...)) and
+# _cputrain_find_component_package(<ok-variable> ...) (a component's: REQUIRED in the project, QUIET in the package
+# config, which then sets <ok-variable> FALSE when the package is missing), so there is one list to keep. The package recipes (vcpkg.json, the vcpkg port, conanfile.py)
 # name the same dependencies; tests/packaging/check_recipes.py fails when one list changes alone.
 #
-# Inputs:  CPUTRAIN_USE_BLAS (ON/OFF), CPUTRAIN_WITH_HWLOC (AUTO/ON/OFF), CPUTRAIN_WITH_ONEDNN (AUTO/ON/OFF)
-# Outputs: CPUTRAIN_HAVE_HWLOC, CPUTRAIN_HAVE_ONEDNN, and cputrain_link_dependencies(target) for the INTERFACE
-#          target.
+# Inputs:  CPUTRAIN_USE_BLAS (ON/OFF), CPUTRAIN_WITH_ONEDNN (AUTO/ON/OFF); for _cputrain_component_dependencies
+#          (hwloc): CPUTRAIN_WITH_HWLOC (AUTO/ON/OFF)
+# Outputs: CPUTRAIN_HAVE_ONEDNN, cputrain_link_dependencies(target) for the core INTERFACE target,
+#          _cputrain_component_dependencies(<component> <ok-variable>) and
+#          cputrain_link_component_dependencies(<component> <target>) for a component's.
 
 _cputrain_find_package(Threads)
 _cputrain_find_package(Eigen3 3.4 NO_MODULE)
 _cputrain_find_package(TBB 2021)
-_cputrain_find_package(MPI COMPONENTS CXX)
-_cputrain_find_package(Boost 1.74 COMPONENTS mpi program_options)
 _cputrain_find_package(nlohmann_json 3.10)
 if(CPUTRAIN_USE_BLAS)
   _cputrain_find_package(BLAS)
@@ -45,41 +47,6 @@ if(NOT TARGET cputrain_dep::utf8proc)
   add_library(cputrain_dep::utf8proc INTERFACE IMPORTED)
   target_link_libraries(cputrain_dep::utf8proc INTERFACE ${_cputrain_utf8proc_target})
   unset(_cputrain_utf8proc_target)
-endif()
-
-set(CPUTRAIN_HAVE_HWLOC OFF)
-if(NOT CPUTRAIN_WITH_HWLOC STREQUAL "OFF")
-  if(NOT TARGET cputrain_dep::hwloc)
-    find_package(hwloc 2.0 CONFIG QUIET)
-    if(TARGET hwloc::hwloc)
-      set(_cputrain_hwloc_target hwloc::hwloc)
-    else()
-      if(NOT TARGET PkgConfig::cputrain_hwloc)
-        if(CPUTRAIN_WITH_HWLOC STREQUAL "ON")
-          _cputrain_require_pkg_config(hwloc)
-        else()
-          find_package(PkgConfig QUIET)
-        endif()
-        if(PKG_CONFIG_FOUND)
-          pkg_check_modules(cputrain_hwloc QUIET IMPORTED_TARGET hwloc>=2.0)
-        endif()
-      endif()
-      if(TARGET PkgConfig::cputrain_hwloc)
-        set(_cputrain_hwloc_target PkgConfig::cputrain_hwloc)
-      endif()
-    endif()
-    if(DEFINED _cputrain_hwloc_target)
-      add_library(cputrain_dep::hwloc INTERFACE IMPORTED)
-      target_link_libraries(cputrain_dep::hwloc INTERFACE ${_cputrain_hwloc_target})
-      unset(_cputrain_hwloc_target)
-    endif()
-  endif()
-  if(TARGET cputrain_dep::hwloc)
-    set(CPUTRAIN_HAVE_HWLOC ON)
-  elseif(CPUTRAIN_WITH_HWLOC STREQUAL "ON")
-    message(FATAL_ERROR "cputrain: CPUTRAIN_WITH_HWLOC=ON but hwloc >= 2.0 was not found "
-                        "(Debian: apt-get install libhwloc-dev)")
-  endif()
 endif()
 
 # oneDNN (the GEMM kernels for bf16 on AVX512-BF16/AMX, and for fp32): its CMake package where OpenCL is found
@@ -130,10 +97,67 @@ if(NOT CPUTRAIN_WITH_ONEDNN STREQUAL "OFF")
   endif()
 endif()
 
+macro(_cputrain_find_hwloc)
+set(CPUTRAIN_HAVE_HWLOC OFF)
+if(NOT CPUTRAIN_WITH_HWLOC STREQUAL "OFF")
+  if(NOT TARGET cputrain_dep::hwloc)
+    find_package(hwloc 2.0 CONFIG QUIET)
+    if(TARGET hwloc::hwloc)
+      set(_cputrain_hwloc_target hwloc::hwloc)
+    else()
+      if(NOT TARGET PkgConfig::cputrain_hwloc)
+        if(CPUTRAIN_WITH_HWLOC STREQUAL "ON")
+          _cputrain_require_pkg_config(hwloc)
+        else()
+          find_package(PkgConfig QUIET)
+        endif()
+        if(PKG_CONFIG_FOUND)
+          pkg_check_modules(cputrain_hwloc QUIET IMPORTED_TARGET hwloc>=2.0)
+        endif()
+      endif()
+      if(TARGET PkgConfig::cputrain_hwloc)
+        set(_cputrain_hwloc_target PkgConfig::cputrain_hwloc)
+      endif()
+    endif()
+    if(DEFINED _cputrain_hwloc_target)
+      add_library(cputrain_dep::hwloc INTERFACE IMPORTED)
+      target_link_libraries(cputrain_dep::hwloc INTERFACE ${_cputrain_hwloc_target})
+      unset(_cputrain_hwloc_target)
+    endif()
+  endif()
+  if(TARGET cputrain_dep::hwloc)
+    set(CPUTRAIN_HAVE_HWLOC ON)
+  elseif(CPUTRAIN_WITH_HWLOC STREQUAL "ON")
+    message(FATAL_ERROR "cputrain: CPUTRAIN_WITH_HWLOC=ON but hwloc >= 2.0 was not found "
+                        "(Debian: apt-get install libhwloc-dev)")
+  endif()
+endif()
+endmacro()
+
+# A component's dependencies: <ok-variable> ends FALSE (the package config) when one is missing.
+#   mpi    MPI (C++ bindings) and Boost.MPI built for that MPI
+#   cli    Boost.Program_options
+#   hwloc  hwloc >= 2.0 (a CMake package, else pkg-config); CPUTRAIN_WITH_HWLOC=OFF leaves it out
+macro(_cputrain_component_dependencies _cputrain_component _cputrain_ok)
+  set(${_cputrain_ok} TRUE)
+  if("${_cputrain_component}" STREQUAL "mpi")
+    _cputrain_find_component_package(${_cputrain_ok} MPI COMPONENTS CXX)
+    _cputrain_find_component_package(${_cputrain_ok} Boost 1.74 COMPONENTS mpi)
+  elseif("${_cputrain_component}" STREQUAL "cli")
+    _cputrain_find_component_package(${_cputrain_ok} Boost 1.74 COMPONENTS program_options)
+  elseif("${_cputrain_component}" STREQUAL "hwloc")
+    _cputrain_find_hwloc()
+    if(NOT CPUTRAIN_HAVE_HWLOC)
+      set(${_cputrain_ok} FALSE)
+    endif()
+  else()
+    set(${_cputrain_ok} FALSE)
+  endif()
+endmacro()
+
 function(cputrain_link_dependencies target)
   target_link_libraries(${target} INTERFACE
-    Eigen3::Eigen TBB::tbb TBB::tbbmalloc Boost::mpi Boost::program_options MPI::MPI_CXX
-    nlohmann_json::nlohmann_json cputrain_dep::utf8proc Threads::Threads)
+    Eigen3::Eigen TBB::tbb TBB::tbbmalloc nlohmann_json::nlohmann_json cputrain_dep::utf8proc Threads::Threads)
   # All threading goes through oneTBB: Eigen must never start an OpenMP team of its own.
   target_compile_definitions(${target} INTERFACE EIGEN_DONT_PARALLELIZE)
   if(CPUTRAIN_USE_BLAS)
@@ -144,7 +168,14 @@ function(cputrain_link_dependencies target)
     target_link_libraries(${target} INTERFACE cputrain_dep::dnnl)
     target_compile_definitions(${target} INTERFACE CPUTRAIN_HAVE_ONEDNN=1)
   endif()
-  if(CPUTRAIN_HAVE_HWLOC)
+endfunction()
+
+function(cputrain_link_component_dependencies component target)
+  if(component STREQUAL "mpi")
+    target_link_libraries(${target} INTERFACE Boost::mpi MPI::MPI_CXX)
+  elseif(component STREQUAL "cli")
+    target_link_libraries(${target} INTERFACE Boost::program_options)
+  elseif(component STREQUAL "hwloc")
     target_link_libraries(${target} INTERFACE cputrain_dep::hwloc)
     target_compile_definitions(${target} INTERFACE CPUTRAIN_HAVE_HWLOC=1)
   endif()

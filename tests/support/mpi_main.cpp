@@ -1,4 +1,4 @@
-// Main for the tests that need MPI (tests/dist/CMakeLists.txt): MPI is initialised before Catch runs and finalised
+// Main for the tests that need MPI (tests/mpi/CMakeLists.txt): MPI is initialised before Catch runs and finalised
 // after, so the same executable runs as a singleton (a world of one, as CTest runs each test case) and under
 // mpirun. Rank 0 prints Catch's report; the other ranks write theirs to a file and print it, on stderr, only when
 // they failed. Every rank then learns how many ranks failed and exits non-zero if any did, so one rank's failure
@@ -18,7 +18,7 @@
 #include <sstream>
 #include <string>
 
-#include "cputrain/dist/mpi_environment.hpp"
+#include "cputrain/mpi/environment.hpp"
 
 int main(int argc, char* argv[]) {
   try {

@@ -18,7 +18,7 @@
 // Data parallelism comes from the policy's communicator: with a world of more than one process, train() starts
 // from rank 0's weights, each rank reads its share of every epoch's order (data_order: one process with batch
 // b x world sees, step by step, the union of what the ranks see), gradients of the step's last micro-batch are
-// averaged in buckets while backward still runs (dist/gradient_reducer.hpp; the other micro-batches only
+// averaged in buckets while backward still runs (distributed/gradient_reducer.hpp; the other micro-batches only
 // accumulate), and the logged loss is the mean over ranks, so the log reads as a single process's. Only rank 0
 // writes checkpoints and prints; predict() splits the features between ranks and gathers the logits on rank 0.
 #pragma once
@@ -42,8 +42,8 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/data/qa_features.hpp"
-#include "cputrain/dist/gradient_reducer.hpp"
-#include "cputrain/dist/sparse_row_reducer.hpp"
+#include "cputrain/distributed/gradient_reducer.hpp"
+#include "cputrain/distributed/sparse_row_reducer.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/bert_config_json.hpp"
 #include "cputrain/io/model_weights.hpp"

@@ -108,7 +108,7 @@ struct training_args {
   /// cputrain's own: seconds a SIGTERM leaves to write a checkpoint (Kubernetes' default grace); 0: none
   double termination_grace_period = 30.0;
   /// cputrain's own: with several processes, average the word-embedding gradient by sending only the rows the
-  /// step's tokens used (dist/sparse_row_reducer.hpp); false sends the whole table (for comparison)
+  /// step's tokens used (distributed/sparse_row_reducer.hpp); false sends the whole table (for comparison)
   bool sparse_embedding_gradients = true;
 
   /// One line per accepted flag that changes nothing here, for the program to print. Not an argument: to_json

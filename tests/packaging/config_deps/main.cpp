@@ -1,6 +1,6 @@
 // Built by tests/packaging (config-deps): the compile definitions of the stand-in utf8proc and hwloc packages reach
 // this program only through cputrain::cputrain, and the calls below link their libraries.
-#include <cputrain/dist/topology.hpp>
+#include <cputrain/machine/topology.hpp>
 #include <cputrain/text/char_classes.hpp>
 
 #include <cstdio>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cputrain/dist/arenas.hpp"
+#include "cputrain/machine/arenas.hpp"
 #include "cputrain/policy/alloc/numa_local.hpp"
 
 #if CPUTRAIN_HAVE_HWLOC

@@ -14,8 +14,8 @@
 #include <new>
 #include <string_view>
 
-#include "cputrain/dist/current_node.hpp"
-#include "cputrain/dist/topology.hpp"
+#include "cputrain/machine/current_node.hpp"
+#include "cputrain/machine/topology.hpp"
 #include "cputrain/policy/alloc/allocator_policy.hpp"
 
 namespace cputrain::alloc {

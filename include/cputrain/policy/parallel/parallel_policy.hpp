@@ -15,9 +15,9 @@
 #include <vector>
 #include <string_view>
 
-#include "cputrain/dist/process_layout.hpp"
-#include "cputrain/dist/thread_plan.hpp"
-#include "cputrain/dist/topology.hpp"
+#include "cputrain/machine/process_layout.hpp"
+#include "cputrain/machine/thread_plan.hpp"
+#include "cputrain/machine/topology.hpp"
 
 namespace cputrain::parallel {
 

@@ -10,9 +10,9 @@
 #include <string_view>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/dist/process_layout.hpp"
-#include "cputrain/dist/thread_plan.hpp"
-#include "cputrain/dist/topology.hpp"
+#include "cputrain/machine/process_layout.hpp"
+#include "cputrain/machine/thread_plan.hpp"
+#include "cputrain/machine/topology.hpp"
 #include "cputrain/policy/parallel/parallel_policy.hpp"
 
 namespace cputrain::parallel {

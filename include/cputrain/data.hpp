@@ -1,0 +1,12 @@
+// cputrain/data.hpp — SQuAD: reading (official and flat JSON) and writing, features with doc_stride, answer post-
+// processing, EM/F1.
+#pragma once
+
+#include "cputrain/data/data_error.hpp"      // IWYU pragma: export
+#include "cputrain/data/demo_squad.hpp"      // IWYU pragma: export
+#include "cputrain/data/python_text.hpp"     // IWYU pragma: export
+#include "cputrain/data/qa_features.hpp"     // IWYU pragma: export
+#include "cputrain/data/qa_postprocess.hpp"  // IWYU pragma: export
+#include "cputrain/data/squad_example.hpp"   // IWYU pragma: export
+#include "cputrain/data/squad_metrics.hpp"   // IWYU pragma: export
+#include "cputrain/data/squad_reader.hpp"    // IWYU pragma: export

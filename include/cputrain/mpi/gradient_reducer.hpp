@@ -1,0 +1,12 @@
+// cputrain::dist::gradient_reducer — the bucketed, overlapped gradient reducer (distributed/gradient_reducer.hpp)
+// over MPI.
+#pragma once
+
+#include "cputrain/distributed/gradient_reducer.hpp"
+#include "cputrain/mpi/communicator.hpp"
+
+namespace cputrain::dist {
+
+using gradient_reducer = basic_gradient_reducer<mpi_communicator>;
+
+}  // namespace cputrain::dist

@@ -1,0 +1,372 @@
+#include <catch2/catch.hpp>
+
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include "cputrain/machine/arenas.hpp"
+#include "cputrain/policy/alloc/numa_local.hpp"
+
+#if CPUTRAIN_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+using cputrain::numa_arenas;
+using cputrain::numa_node;
+using cputrain::this_thread_numa_node;
+using cputrain::thread_plan;
+using cputrain::topology;
+
+namespace {
+
+std::vector<int> affinity_of_this_thread() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) throw std::runtime_error("sched_getaffinity failed");
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+// The main thread's mask when the program started: a test that left it pinned must not make later tests skip.
+const std::vector<int> initial_affinity = affinity_of_this_thread();
+
+// The two CPUs the tests put on "node 0" and "node 1"; empty, saying the test is skipped, when the process has
+// fewer than two.
+std::vector<int> two_cpus() {
+  REQUIRE(affinity_of_this_thread() == initial_affinity);  // an earlier test left the main thread pinned
+  if (initial_affinity.size() < 2) {
+    WARN("skipped: needs 2 CPUs");
+    return {};
+  }
+  return {initial_affinity[0], initial_affinity[1]};
+}
+
+topology two_nodes(const std::vector<int>& cpus) {
+  return topology::from_nodes({{0, {cpus[0]}, 1, 0}, {1, {cpus[1]}, 1, 0}}, "test");
+}
+
+thread_plan plan_of(std::vector<int> threads) { return thread_plan{std::move(threads), "test", {}}; }
+
+// Spins until `done()` or the timeout; returns done().
+template <class Done>
+bool wait_until(Done done, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  return done();
+}
+
+// Where the work of one arena ran.
+struct observed {
+  std::mutex mutex;
+  std::set<int> cpus;
+  std::set<int> nodes;
+  std::set<std::thread::id> threads;
+  std::set<std::vector<int>> masks;
+  void record() {
+    const int cpu = sched_getcpu();
+    const std::vector<int> mask = affinity_of_this_thread();
+    const std::lock_guard lock(mutex);
+    cpus.insert(cpu);
+    nodes.insert(this_thread_numa_node());
+    threads.insert(std::this_thread::get_id());
+    masks.insert(mask);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a parallel_for inside an arena runs only on that node's CPU") {
+  const std::vector<int> cpus = two_cpus();
+  if (cpus.empty()) return;
+  numa_arenas arenas(two_nodes(cpus), plan_of({1, 1}));
+  REQUIRE(arenas.size() == 2);
+  CHECK(arenas.node_of(0) == 0);
+  CHECK(arenas.node_of(1) == 1);
+  CHECK(arenas.threads_of(0) == 1);
+  CHECK(arenas.arena(1).max_concurrency() == 1);
+  for (std::size_t a = 0; a < 2; ++a) {
+    observed seen;
+    arenas.execute(a, [&] {
+      tbb::parallel_for(0, 2000, [&](int) {
+        seen.record();
+        std::this_thread::yield();  // gives the scheduler a chance to move us, were we not pinned
+      });
+    });
+    CHECK(seen.cpus == std::set<int>{cpus[a]});
+    CHECK(seen.masks == std::set<std::vector<int>>{{cpus[a]}});
+    CHECK(seen.nodes == std::set<int>{static_cast<int>(a)});
+  }
+  CHECK(arenas.pinning_failures() == 0);
+}
+
+TEST_CASE("the workers of every arena are pinned too, all running at once") {
+  const std::vector<int> cpus = two_cpus();
+  if (cpus.empty()) return;
+  // Two threads per one-CPU node, all four at once, none of them the caller (which waits outside): four TBB
+  // workers, more than TBB keeps by default on a machine of two CPUs, so numa_arenas must raise the limit.
+  numa_arenas arenas(two_nodes(cpus), plan_of({2, 2}));
+  std::atomic<int> started{0};
+  std::atomic<int> met{0};
+  observed seen[2];
+  arenas.run_on_all([&](std::size_t a) {
+    tbb::parallel_for(
+        tbb::blocked_range<int>(0, 2, 1),
+        [&](const tbb::blocked_range<int>&) {
+          started.fetch_add(1);
+          if (wait_until([&] { return started.load() == 4; })) met.fetch_add(1);
+          seen[a].record();
+        },
+        tbb::simple_partitioner());
+  });
+  CHECK(met.load() == 4);
+  for (std::size_t a = 0; a < 2; ++a) {
+    CHECK(seen[a].threads.size() == 2);
+    CHECK(seen[a].cpus == std::set<int>{cpus[a]});
+    CHECK(seen[a].masks == std::set<std::vector<int>>{{cpus[a]}});
+    CHECK(seen[a].nodes == std::set<int>{static_cast<int>(a)});
+  }
+}
+
+TEST_CASE("run_on_all runs every arena at the same time on its node") {
+  const std::vector<int> cpus = two_cpus();
+  if (cpus.empty()) return;
+  numa_arenas arenas(two_nodes(cpus), plan_of({1, 1}));
+  std::atomic<int> arrived{0};
+  std::atomic<int> met{0};
+  observed seen[2];
+  arenas.run_on_all([&](std::size_t a) {
+    arrived.fetch_add(1);
+    // Each waits for the other: run one after the other, the first would time out.
+    if (wait_until([&] { return arrived.load() == 2; })) met.fetch_add(1);
+    seen[a].record();
+  });
+  CHECK(met.load() == 2);
+  for (std::size_t a = 0; a < 2; ++a) {
+    CHECK(seen[a].cpus == std::set<int>{cpus[a]});
+    CHECK(seen[a].nodes == std::set<int>{static_cast<int>(a)});
+  }
+  CHECK(this_thread_numa_node() == -1);
+}
+
+TEST_CASE("execute returns f's result and restores the calling thread") {
+  const std::vector<int> cpus = two_cpus();
+  if (cpus.empty()) return;
+  numa_arenas arenas(two_nodes(cpus), plan_of({1, 1}));
+  const std::vector<int> before = affinity_of_this_thread();
+  const std::thread::id caller = std::this_thread::get_id();
+  REQUIRE(this_thread_numa_node() == -1);
+
+  std::vector<int> inside_mask;
+  int inside_node = -2;
+  bool on_caller = false;
+  const int answer = arenas.execute(1, [&] {
+    inside_mask = affinity_of_this_thread();
+    inside_node = this_thread_numa_node();
+    on_caller = std::this_thread::get_id() == caller;
+    return 42;
+  });
+  CHECK(answer == 42);
+  CHECK(on_caller);
+  CHECK(inside_mask == std::vector<int>{cpus[1]});
+  CHECK(inside_node == 1);
+  CHECK(affinity_of_this_thread() == before);
+  CHECK(this_thread_numa_node() == -1);
+
+  int value = 0;
+  int& ref = arenas.execute(0, [&]() -> int& { return value; });
+  CHECK(&ref == &value);
+
+  // Inside an arena, the process's CPUs are still the ones it had before pinning.
+  CHECK(arenas.execute(0, [] { return cputrain::process_allowed_cpus(); }) == before);
+}
+
+TEST_CASE("execute nested in another arena switches node and switches back") {
+  const std::vector<int> cpus = two_cpus();
+  if (cpus.empty()) return;
+  numa_arenas arenas(two_nodes(cpus), plan_of({1, 1}));
+  const std::vector<int> before = affinity_of_this_thread();
+  int inner_node = -2;
+  std::vector<int> inner_mask;
+  int outer_node_after = -2;
+  std::vector<int> outer_mask_after;
+  arenas.execute(0, [&] {
+    arenas.execute(1, [&] {
+      inner_node = this_thread_numa_node();
+      inner_mask = affinity_of_this_thread();
+    });
+    outer_node_after = this_thread_numa_node();
+    outer_mask_after = affinity_of_this_thread();
+  });
+  CHECK(inner_node == 1);
+  CHECK(inner_mask == std::vector<int>{cpus[1]});
+  CHECK(outer_node_after == 0);
+  CHECK(outer_mask_after == std::vector<int>{cpus[0]});
+  CHECK(affinity_of_this_thread() == before);
+  CHECK(this_thread_numa_node() == -1);
+}
+
+TEST_CASE("exceptions propagate from execute and run_on_all") {
+  const std::vector<int> cpus = two_cpus();
+  if (cpus.empty()) return;
+  numa_arenas arenas(two_nodes(cpus), plan_of({1, 1}));
+  const std::vector<int> before = affinity_of_this_thread();
+  CHECK_THROWS_WITH(arenas.execute(0, []() -> int { throw std::runtime_error("boom in arena 0"); }), "boom in arena 0");
+  CHECK(affinity_of_this_thread() == before);
+  CHECK(this_thread_numa_node() == -1);
+
+  std::atomic<int> calls{0};
+  CHECK_THROWS_WITH(arenas.run_on_all([&](std::size_t a) {
+    calls.fetch_add(1);
+    if (a == 1) throw std::runtime_error("arena 1 failed");
+  }),
+                    "arena 1 failed");
+  CHECK(calls.load() == 2);  // the other arena still ran
+
+  CHECK_THROWS_WITH(arenas.run_on_all([](std::size_t a) { throw std::runtime_error("arena " + std::to_string(a)); }),
+                    "arena 0");  // the lowest arena's
+  // Still usable afterwards.
+  std::atomic<int> after{0};
+  arenas.run_on_all([&](std::size_t) { after.fetch_add(1); });
+  CHECK(after.load() == 2);
+}
+
+TEST_CASE("numa_arenas rejects bad indices, mismatched plans and CPUs it may not use") {
+  const std::vector<int> cpus = two_cpus();
+  if (cpus.empty()) return;
+  const topology topo = two_nodes(cpus);
+  {
+    numa_arenas arenas(topo, plan_of({1, 1}));
+    CHECK_THROWS_AS(arenas.execute(2, [] {}), cputrain::usage_error);
+    CHECK_THROWS_AS(arenas.node_of(5), cputrain::usage_error);
+    CHECK_THROWS_AS(arenas.threads_of(2), cputrain::usage_error);
+    CHECK_THROWS_AS(arenas.arena(2), cputrain::usage_error);
+    CHECK_THROWS_WITH(arenas.execute(0, [&] { arenas.run_on_all([](std::size_t) {}); }),
+                      Catch::Contains("inside the arena of node 0"));
+  }
+  CHECK_THROWS_AS(numa_arenas(topo, plan_of({1})), cputrain::usage_error);
+  CHECK_THROWS_AS(numa_arenas(topo, plan_of({1, -1})), cputrain::usage_error);
+  CHECK_THROWS_AS(numa_arenas(topo, plan_of({0, 0})), cputrain::usage_error);
+
+  const std::vector<int> allowed = affinity_of_this_thread();
+  const int foreign = allowed.back() + 1;
+  const topology elsewhere = topology::from_nodes({{0, {cpus[0]}, 1, 0}, {1, {foreign}, 1, 0}});
+  CHECK_THROWS_WITH(numa_arenas(elsewhere, plan_of({1, 1})),
+                    Catch::Contains("CPUs " + std::to_string(foreign) + " of node 1"));
+  CHECK_THROWS_AS(numa_arenas(elsewhere, plan_of({1, 1})), cputrain::topology_error);
+  // A node given no thread gets no arena, so its CPUs do not matter.
+  numa_arenas only_first(elsewhere, plan_of({1, 0}));
+  REQUIRE(only_first.size() == 1);
+  CHECK(only_first.node_of(0) == 0);
+}
+
+TEST_CASE("TBB workers are unpinned once they leave the arenas") {
+  const std::vector<int> cpus = two_cpus();
+  if (cpus.empty()) return;
+  {
+    numa_arenas arenas(two_nodes(cpus), plan_of({2, 2}));
+    // Four workers at once in the arenas, each pinned to one CPU.
+    std::atomic<int> ran{0};
+    std::atomic<int> met{0};
+    arenas.run_on_all([&](std::size_t) {
+      tbb::parallel_for(
+          tbb::blocked_range<int>(0, 2, 1),
+          [&](const tbb::blocked_range<int>&) {
+            ran.fetch_add(1);
+            if (wait_until([&] { return ran.load() == 4; })) met.fetch_add(1);
+          },
+          tbb::simple_partitioner());
+    });
+    CHECK(met.load() == 4);
+  }
+  // Now the same workers serve an arena that belongs to no node: none may still be pinned.
+  const std::vector<int>& process = initial_affinity;
+  tbb::global_control enough(tbb::global_control::max_allowed_parallelism, 6);
+  tbb::task_arena plain(5);
+  observed seen;
+  std::atomic<int> ran{0};
+  plain.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<int>(0, 5, 1),
+        [&](const tbb::blocked_range<int>&) {
+          ran.fetch_add(1);
+          wait_until([&] { return ran.load() == 5; }, std::chrono::seconds(2));
+          seen.record();
+        },
+        tbb::simple_partitioner());
+  });
+  INFO("threads seen: " << seen.threads.size());
+  CHECK(seen.threads.size() >= 2);
+  CHECK(seen.masks == std::set<std::vector<int>>{process});
+  CHECK(seen.nodes == std::set<int>{-1});
+}
+
+// Run by tests/machine/CMakeLists.txt with HWLOC_SYNTHETIC="package:1 numa:2 core:1 pu:1" HWLOC_THISSYSTEM=1.
+TEST_CASE("arenas and numa_local on a machine hwloc simulates with two NUMA nodes", "[.hwloc-synthetic]") {
+#if CPUTRAIN_HAVE_HWLOC
+  if (affinity_of_this_thread() != std::vector<int>{0, 1}) {
+    WARN("skipped: needs CPUs 0 and 1 allowed");
+    return;
+  }
+  const topology topo = topology::detect();
+  REQUIRE(topo.nodes().size() == 2);
+  numa_arenas arenas(topo, cputrain::plan_threads(topo));
+  REQUIRE(arenas.size() == 2);
+  observed seen[2];
+  arenas.run_on_all([&](std::size_t a) { tbb::parallel_for(0, 200, [&](int) { seen[a].record(); }); });
+  CHECK(seen[0].cpus == std::set<int>{0});
+  CHECK(seen[0].nodes == std::set<int>{0});
+  CHECK(seen[1].cpus == std::set<int>{1});
+  CHECK(seen[1].nodes == std::set<int>{1});
+
+  using cputrain::alloc::numa_local;
+  using cputrain::alloc::placement;
+  constexpr std::size_t mib = 1 << 20;
+  placement how = placement::heap;
+  void* on_1 = numa_local::allocate_bytes_on(mib, 1, &how);
+  CHECK(how == placement::first_touch);  // the kernel has no node 1: left to first touch
+  void* on_0 = numa_local::allocate_bytes_on(mib, 0, &how);
+  CHECK(how == placement::bound);
+
+  // allocate_bytes places by the arena it is called in.
+  hwloc_topology_t hw = nullptr;
+  REQUIRE(hwloc_topology_init(&hw) == 0);
+  REQUIRE(hwloc_topology_load(hw) == 0);
+  hwloc_bitmap_t nodeset = hwloc_bitmap_alloc();
+  const auto policy_of = [&](void* p) {
+    hwloc_membind_policy_t policy{};
+    REQUIRE(hwloc_get_area_membind(hw, p, mib, nodeset, &policy, HWLOC_MEMBIND_BYNODESET) == 0);
+    return policy;
+  };
+  void* from_arena_0 = arenas.execute(0, [] { return numa_local::allocate_bytes(mib); });
+  CHECK(policy_of(from_arena_0) == HWLOC_MEMBIND_BIND);
+  CHECK(hwloc_bitmap_first(nodeset) == 0);
+  CHECK(hwloc_bitmap_weight(nodeset) == 1);
+  CHECK(policy_of(on_0) == HWLOC_MEMBIND_BIND);
+  CHECK(policy_of(on_1) != HWLOC_MEMBIND_BIND);
+  hwloc_bitmap_free(nodeset);
+  hwloc_topology_destroy(hw);
+  for (void* p : {on_0, on_1, from_arena_0}) {
+    static_cast<char*>(p)[mib - 1] = 1;
+    numa_local::deallocate_bytes(p, mib);
+  }
+#else
+  WARN("skipped: cputrain was built without hwloc");
+#endif
+}
