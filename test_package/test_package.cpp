@@ -2,7 +2,7 @@
 // with the WordPiece tokenizer (utf8proc), multiplies two matrices with the GEMM kernel (oneTBB, and oneDNN when the
 // package has it, Eigen otherwise) and reads the machine's NUMA topology (hwloc when the package has it, /sys
 // otherwise).
-#include <cputrain/dist/topology.hpp>
+#include <cputrain/machine/topology.hpp>
 #include <cputrain/kernels/gemm.hpp>
 #include <cputrain/kernels/gemm_backend.hpp>
 #include <cputrain/text/bert_tokenizer.hpp>
