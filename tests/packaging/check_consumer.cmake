@@ -2,7 +2,8 @@
 #   cmake -DMODE=install|subdirectory|test-package|config-deps -DSOURCE_DIR=<cputrain source>
 #         -DBUILD_DIR=<cputrain build> -DWORK_DIR=<scratch> -DGENERATOR=<generator> -DCXX=<compiler> -P check_consumer.cmake
 # install:      installs BUILD_DIR into WORK_DIR/prefix, checks the installed files, checks that an impossible
-#               version is refused, then builds tests/packaging/consumer against the prefix alone.
+#               version is refused, builds the lean consumer with MPI and Boost hidden (and checks that the mpi
+#               component is then refused), then builds tests/packaging/consumer (core and mpi) against the prefix.
 # subdirectory: builds tests/packaging/subdirectory, which add_subdirectory()s SOURCE_DIR.
 # test-package: builds test_package/ (the Conan recipe's test program) against the installed prefix alone; its
 #               products run on oneDNN when the package was installed with it, on Eigen otherwise.
@@ -32,7 +33,8 @@ if(MODE STREQUAL "install")
   run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${_prefix}")
   foreach(_file include/cputrain/cputrain.hpp include/cputrain/core/bf16.hpp
                 lib/cmake/cputrain/cputrain-config.cmake lib/cmake/cputrain/cputrain-config-version.cmake
-                lib/cmake/cputrain/cputrain-targets.cmake lib/cmake/cputrain/cputrain-dependencies.cmake)
+                lib/cmake/cputrain/cputrain-targets.cmake lib/cmake/cputrain/cputrain-dependencies.cmake
+                lib/cmake/cputrain/cputrain-mpi-targets.cmake lib/cmake/cputrain/cputrain-cli-targets.cmake)
     if(NOT EXISTS "${_prefix}/${_file}")
       message(FATAL_ERROR "the installed tree lacks ${_file}")
     endif()
@@ -47,6 +49,27 @@ if(MODE STREQUAL "install")
                   RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
   if(rc EQUAL 0 OR NOT err MATCHES "cputrain")
     message(FATAL_ERROR "find_package(cputrain 99.0) should have failed naming cputrain, got rc=${rc}: ${err}")
+  endif()
+
+  # The lean core needs neither MPI nor Boost: with both hidden from CMake the package is found and the lean
+  # consumer builds and runs, while asking for the mpi component fails, naming it.
+  set(_hide_mpi_boost -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DCMAKE_DISABLE_FIND_PACKAGE_Boost=ON)
+  run(${CMAKE_COMMAND} ${_common} -S "${SOURCE_DIR}/tests/packaging/consumer" -B "${WORK_DIR}/lean"
+      -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCONSUMER_LEAN_ONLY=ON ${_hide_mpi_boost})
+  file(READ "${WORK_DIR}/lean/CMakeCache.txt" _cache)
+  if(_cache MATCHES "MPI_CXX_COMPILER:|Boost_DIR:PATH=/")
+    message(FATAL_ERROR "the lean consumer's configure looked for MPI or Boost")
+  endif()
+  run(${CMAKE_COMMAND} --build "${WORK_DIR}/lean")
+  run("${WORK_DIR}/lean/consumer")
+  file(MAKE_DIRECTORY "${WORK_DIR}/no-mpi")
+  file(WRITE "${WORK_DIR}/no-mpi/CMakeLists.txt"
+       "cmake_minimum_required(VERSION 3.22)\nproject(p LANGUAGES CXX)\nfind_package(cputrain CONFIG REQUIRED COMPONENTS mpi)\n")
+  execute_process(COMMAND ${CMAKE_COMMAND} ${_common} -S "${WORK_DIR}/no-mpi" -B "${WORK_DIR}/no-mpi/build"
+                          -DCMAKE_PREFIX_PATH=${_prefix} ${_hide_mpi_boost}
+                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(rc EQUAL 0 OR NOT err MATCHES "mpi")
+    message(FATAL_ERROR "find_package(cputrain COMPONENTS mpi) without MPI should have failed naming mpi, got rc=${rc}: ${err}")
   endif()
 
   # Only the prefix: the consumer must not see the source tree.
@@ -85,7 +108,7 @@ elseif(MODE STREQUAL "config-deps")
   set(_no_pkg_config -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
   run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${_prefix}")
   file(READ "${_prefix}/lib/cmake/cputrain/cputrain-config.cmake" _config)
-  if(NOT _config MATCHES "if\\(ON\\)[ \t\r\n]+set\\(CPUTRAIN_WITH_HWLOC ON\\)")
+  if(NOT _config MATCHES "set\\(_cputrain_installed_components [^)]*hwloc")
     message(FATAL_ERROR "config-deps needs a build of cputrain with hwloc (CPUTRAIN_HAVE_HWLOC): install libhwloc-dev")
   endif()
   foreach(_kind installed vendored)
@@ -112,4 +135,9 @@ run("${WORK_DIR}/build/consumer")
 message(STATUS "${last_output}")
 if(NOT last_output MATCHES "cputrain [0-9]+\\.[0-9]+\\.[0-9]+ consumer: bf16/single, last weight 1.976562")
   message(FATAL_ERROR "unexpected consumer output: ${last_output}")
+endif()
+run("${WORK_DIR}/build/consumer_mpi")
+message(STATUS "${last_output}")
+if(NOT last_output MATCHES "consumer_mpi: rank 0 of 1, sum 1.5 2.5, 1 host")
+  message(FATAL_ERROR "unexpected consumer_mpi output: ${last_output}")
 endif()

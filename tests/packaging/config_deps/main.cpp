@@ -1,5 +1,5 @@
 // Built by tests/packaging (config-deps): the compile definitions of the stand-in utf8proc and hwloc packages reach
-// this program only through cputrain::cputrain, and the calls below link their libraries.
+// this program only through cputrain::cputrain and cputrain::hwloc, and the calls below link their libraries.
 #include <cputrain/machine/topology.hpp>
 #include <cputrain/text/char_classes.hpp>
 
