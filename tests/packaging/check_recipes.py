@@ -4,15 +4,21 @@
   check_recipes.py vcpkg      --source-dir S --build-dir B --cmake CMAKE --work-dir W
       the root vcpkg.json and the overlay port parse and carry what vcpkg requires (name, a version equal to
       include/cputrain/version.hpp, dependencies naming ports that exist in microsoft/vcpkg, well-formed features),
-      the portfile passes each feature to the CMake option that gates the same library, and the port's usage text
-      names the package and the target that the installed CMake config exports.
+      the components (mpi, cli, hwloc) are default features, the portfile passes each feature to the CMake option
+      that gates the same library, and the port's usage text shows find_package() with and without COMPONENTS and
+      names exactly the targets the CMake config can export (cputrain::cputrain and cputrain::<component>), of which
+      those the installed tree has are checked against its export files.
   check_recipes.py conanfile  --source-dir S --work-dir W
       conanfile.py and test_package/conanfile.py compile, and conanfile.py, run against the stand-in for Conan in
-      conan_stub/, asks for what it should and gives consumers the right CMake names, requirements and defines
-      with its default options, with with_openblas=True, with with_hwloc=False and with with_onednn=True.
+      conan_stub/, asks for what it should and gives consumers the right CMake names, components (one per CMake
+      target: cputrain::cputrain and cputrain::mpi, ::cli, ::hwloc), requirements and defines with its default
+      options, with with_openblas=True, with_hwloc=False, with_onednn=True, with_mpi=False, with_cli=False and
+      both off (then no boost at all), and refuses a boost that lacks what an enabled component links.
   check_recipes.py agreement  --source-dir S
       the dependencies of cmake/cputrain-dependencies.cmake, vcpkg.json, the port and conanfile.py are the same
-      (each mapped to one name per library), each gated the same way (always, hwloc, oneDNN, BLAS).
+      (each mapped to one name per library), each gated the same way (always, a component: mpi, cli, hwloc, or an
+      option of the core: oneDNN, BLAS), a component's libraries sit in that component in every recipe, and every
+      component target the CMake package can export has a Conan component and is named by the vcpkg usage text.
 
 Standard library only; every failure names the file and what is wrong, and the script exits 1.
 """
@@ -58,10 +64,21 @@ VCPKG_HOST_TOOLS = {"vcpkg-cmake", "vcpkg-cmake-config"}
 CONAN_NAMES = {"eigen": "eigen", "onetbb": "tbb", "boost::mpi": "boost-mpi",
                "boost::program_options": "boost-program-options", "nlohmann_json": "nlohmann-json",
                "utf8proc": "utf8proc", "hwloc": "hwloc", "onednn": "onednn", "openblas": "blas", "MPI": "mpi"}
-# Gates: how each ecosystem spells "only with hwloc", "only with oneDNN" and "only with BLAS".
-VCPKG_FEATURE_GATES = {"hwloc": "hwloc", "onednn": "onednn", "openblas": "blas"}
-CMAKE_GATE_VARIABLES = {"CPUTRAIN_WITH_HWLOC": "hwloc", "CPUTRAIN_WITH_ONEDNN": "onednn", "CPUTRAIN_USE_BLAS": "blas"}
-CONAN_OPTION_GATES = {"with_hwloc": "hwloc", "with_onednn": "onednn", "with_openblas": "blas"}
+# Gates: how each ecosystem spells "only with the mpi / cli / hwloc component", "only with oneDNN", "only with BLAS".
+# In cmake/cputrain-dependencies.cmake a component's dependencies are the ones its branch of the
+# _cputrain_component_dependencies macro finds; the other gates are if()s on the CMake option.
+VCPKG_FEATURE_GATES = {"mpi": "mpi", "cli": "cli", "hwloc": "hwloc", "onednn": "onednn", "openblas": "blas"}
+CMAKE_GATE_VARIABLES = {"CPUTRAIN_WITH_MPI": "mpi", "CPUTRAIN_WITH_CLI": "cli", "CPUTRAIN_WITH_HWLOC": "hwloc",
+                        "CPUTRAIN_WITH_ONEDNN": "onednn", "CPUTRAIN_USE_BLAS": "blas"}
+CONAN_OPTION_GATES = {"with_mpi": "mpi", "with_cli": "cli", "with_hwloc": "hwloc", "with_onednn": "onednn",
+                      "with_openblas": "blas"}
+# The Conan options' defaults: the components as the CMake build has them (ON, ON, AUTO); oneDNN off because
+# ConanCenter has no onednn recipe; OpenBLAS off as CPUTRAIN_USE_BLAS.
+CONAN_OPTION_DEFAULTS = {"with_mpi": True, "with_cli": True, "with_hwloc": True, "with_onednn": False,
+                         "with_openblas": False}
+# The gates that are components of the CMake package (cputrain::<gate>, its own export file); the others are
+# options of cputrain::cputrain itself.
+COMPONENT_GATES = ("mpi", "cli", "hwloc")
 
 failures = []
 
@@ -133,10 +150,19 @@ def check_vcpkg_manifest(path, version, is_port):
             fail(f"{path}: feature name {feature!r} is not valid")
         if not isinstance(body, dict) or not body.get("description"):
             fail(f"{path}: feature {feature!r} needs a \"description\"")
+    default_names = set()
     for default in manifest.get("default-features", []):
         default_name = default if isinstance(default, str) else default.get("name")
+        default_names.add(default_name)
         if default_name not in features:
             fail(f"{path}: default feature {default_name!r} is not one of its features")
+    for component in COMPONENT_GATES:
+        feature = next(f for f, gate in VCPKG_FEATURE_GATES.items() if gate == component)
+        if feature not in features:
+            fail(f"{path}: lacks the feature {feature!r} (the component cputrain::{component})")
+        elif feature not in default_names:
+            fail(f"{path}: feature {feature!r} (cputrain::{component}) must be a default feature: the CMake build "
+                 "has the component by default")
 
     all_deps = [(None, d) for d in manifest.get("dependencies", [])]
     for feature, body in features.items():
@@ -169,17 +195,70 @@ def check_vcpkg_manifest(path, version, is_port):
 
 
 def installed_targets(cmake, build_dir, work_dir):
+    """{export file name: set of targets it defines} of the tree `cmake --install` makes, or None."""
     prefix = os.path.join(work_dir, "prefix")
     result = subprocess.run([cmake, "--install", build_dir, "--prefix", prefix], capture_output=True, text=True)
     if result.returncode != 0:
         fail(f"cmake --install {build_dir} failed:\n{result.stdout}\n{result.stderr}")
         return None
-    path = os.path.join(prefix, "lib", "cmake", "cputrain", "cputrain-targets.cmake")
+    directory = os.path.join(prefix, "lib", "cmake", "cputrain")
+    found = {}
     try:
-        return open(path, encoding="utf-8").read()
+        names = sorted(os.listdir(directory))
     except OSError as e:
-        fail(f"the installed tree lacks {path}: {e}")
+        fail(f"the installed tree lacks {directory}: {e}")
         return None
+    for name in names:
+        if re.fullmatch(r"cputrain(-\w+)?-targets\.cmake", name):
+            text = open(os.path.join(directory, name), encoding="utf-8").read()
+            found[name] = set(re.findall(r"add_library\(([A-Za-z0-9_]+::[A-Za-z0-9_]+) ", text))
+    if "cputrain-targets.cmake" not in found:
+        fail(f"the installed tree lacks {directory}/cputrain-targets.cmake")
+    return found
+
+
+def cmake_components(source_dir):
+    """The components the CMake package can export: CMakeLists.txt's list(APPEND CPUTRAIN_COMPONENTS <name>)."""
+    path = os.path.join(source_dir, "CMakeLists.txt")
+    text = open(path, encoding="utf-8").read()
+    components = re.findall(r"list\(APPEND CPUTRAIN_COMPONENTS (\w+)\)", text)
+    if not components:
+        fail(f"{path}: no list(APPEND CPUTRAIN_COMPONENTS <name>) found (the parser no longer understands the file?)")
+    for component in components:
+        if component not in COMPONENT_GATES:
+            fail(f"{path}: component {component!r} is not in check_recipes.py's tables (COMPONENT_GATES and the "
+                 "gate tables): add it to every recipe and there")
+    return components
+
+
+def usage_link_targets(usage):
+    """Every namespaced target inside the target_link_libraries() calls of the usage text."""
+    targets = set()
+    for call in re.findall(r"target_link_libraries\(([^)]*)\)", usage):
+        targets |= set(re.findall(r"\b([A-Za-z0-9_]+::[A-Za-z0-9_]+)", call))
+    return targets
+
+
+def check_usage_names_components(usage, components):
+    """The port's usage text shows the lean target, how to ask for the components, and each component's target."""
+    where = f"{PORT_DIR}/usage"
+    if "find_package(cputrain CONFIG REQUIRED)" not in usage:
+        fail(f"{where}: must show find_package(cputrain CONFIG REQUIRED)")
+    asked = set()
+    for match in re.findall(r"find_package\(cputrain CONFIG REQUIRED COMPONENTS ([\w ]+)\)", usage):
+        asked |= set(match.split())
+    for component in components:
+        if component not in asked:
+            fail(f"{where}: no find_package(cputrain CONFIG REQUIRED COMPONENTS ...) names the component {component}")
+    for component in sorted(asked - set(components)):
+        fail(f"{where}: asks for the component {component}, which the CMake package does not have")
+    expected = {TARGET} | {f"cputrain::{c}" for c in components}
+    linked = usage_link_targets(usage)
+    for target in sorted(expected - linked):
+        fail(f"{where}: no target_link_libraries() names {target}")
+    for target in sorted(linked - expected):
+        fail(f"{where}: links {target}, which the CMake package does not export")
+    return linked
 
 
 def check_feature_options(portfile, manifest_path):
@@ -233,16 +312,25 @@ def run_vcpkg(args):
         fail("LICENSE: missing (the port installs it as the copyright)")
 
     usage = open(os.path.join(port_dir, "usage"), encoding="utf-8").read()
-    if "find_package(cputrain CONFIG REQUIRED)" not in usage:
-        fail(f"{PORT_DIR}/usage: must show find_package(cputrain CONFIG REQUIRED)")
-    usage_targets = set(re.findall(r"target_link_libraries\([^)]*?\b([A-Za-z0-9_]+::[A-Za-z0-9_]+)", usage))
-    if usage_targets != {TARGET}:
-        fail(f"{PORT_DIR}/usage: links {sorted(usage_targets)}, expected exactly {TARGET}")
-    targets = installed_targets(args.cmake, args.build_dir, args.work_dir)
-    if targets is not None:
-        exported = set(re.findall(r"add_library\(([A-Za-z0-9_]+::[A-Za-z0-9_]+) ", targets))
-        if not usage_targets or not usage_targets <= exported:
-            fail(f"the installed cputrain-targets.cmake exports {sorted(exported)}; the usage text names {sorted(usage_targets)}")
+    components = cmake_components(args.source_dir)
+    usage_targets = check_usage_names_components(usage, components)
+    installed = installed_targets(args.cmake, args.build_dir, args.work_dir)
+    if installed is not None:
+        # The build tree may lack a component whose dependency this machine lacks (hwloc: AUTO); what it has must
+        # match the names the usage text gives.
+        expected_files = {"cputrain-targets.cmake": {TARGET}}
+        expected_files.update({f"cputrain-{c}-targets.cmake": {f"cputrain::{c}"} for c in components})
+        for name, exported in sorted(installed.items()):
+            if name not in expected_files:
+                fail(f"the installed tree has {name}, for no component of CMakeLists.txt")
+            elif exported != expected_files[name]:
+                fail(f"the installed {name} exports {sorted(exported)}, expected {sorted(expected_files[name])}")
+            for target in sorted(exported - usage_targets):
+                fail(f"the installed {name} exports {target}, which {PORT_DIR}/usage does not name")
+        for component in components:
+            if f"cputrain-{component}-targets.cmake" not in installed:
+                print(f"note: the build tree {args.build_dir} has no component {component} (its dependency was not "
+                      "found there); its usage names are checked against CMakeLists.txt alone")
     finish("vcpkg recipes")
 
 
