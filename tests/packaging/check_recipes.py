@@ -356,25 +356,42 @@ def load_conanfile(source_dir):
 
 
 GOOD_BOOST = {"header_only": False, "without_mpi": False, "without_program_options": False}
+NO_BOOST = object()  # instantiate(boost=NO_BOOST): the graph has no boost (with_mpi and with_cli both off)
 
 
 def instantiate(recipe, source_dir, options=None, settings=None, boost=None):
-    conanfile = recipe(options=options, settings=settings,
-                       dependencies={"boost": boost if boost is not None else GOOD_BOOST}, recipe_folder=source_dir)
+    if boost is NO_BOOST:
+        dependencies = {}
+    else:
+        dependencies = {"boost": boost if boost is not None else GOOD_BOOST}
+    conanfile = recipe(options=options, settings=settings, dependencies=dependencies, recipe_folder=source_dir)
     conanfile.set_version()
     conanfile.ref = f"{conanfile.name}/{conanfile.version}"
     return conanfile
 
 
-def run_recipe(recipe, source_dir, options):
+def effective_options(recipe, options):
+    values = {k: v for k, v in recipe.default_options.items() if ":" not in k}
+    values.update(options or {})
+    return values
+
+
+def run_recipe(recipe, source_dir, options, label=None):
     """Runs the methods Conan would run for one configuration; returns the instance with what they recorded."""
-    conanfile = instantiate(recipe, source_dir, options)
+    values = effective_options(recipe, options)
+    # Without a component that links Boost, the graph has no boost: validate() must not look for it.
+    boost = None if values.get("with_mpi", True) or values.get("with_cli", True) else NO_BOOST
+    conanfile = instantiate(recipe, source_dir, options, boost=boost)
     conanfile.export_sources()
     conanfile.configure()
     conanfile.layout()
     conanfile.requirements()
     conanfile.package_id()
-    conanfile.validate()
+    try:
+        conanfile.validate()
+    except KeyError as e:
+        fail(f"{label or 'conanfile.py'}: validate() looks up the dependency {e}, which this configuration does not "
+             "require")
     conanfile.generate()
     conanfile.build()
     conanfile.package()
@@ -393,26 +410,52 @@ def requirement_names(conanfile):
     return names
 
 
-def build_module_packages(conanfile):
-    """The find_package() names in the build modules the recipe saves and declares."""
+def saved_files(conanfile):
+    return {path: content for op, path, *rest in getattr(conanfile, "file_operations", []) if op == "save"
+            for content in rest}
+
+
+def build_modules(conanfile, label="conanfile.py"):
+    """{package found: the cputrain targets the module adds to} over the build modules the recipe declares."""
     modules = conanfile.cpp_info.get_property("cmake_build_modules") or []
-    saved = {path: content for op, path, *rest in getattr(conanfile, "file_operations", []) if op == "save"
-             for content in rest}
-    found = set()
+    saved = saved_files(conanfile)
+    found = {}
     for module in modules:
         path = os.path.join(conanfile.package_folder, module)
         if path not in saved:
-            fail(f"conanfile.py: package_info() declares the build module {module} but package() does not write it")
+            fail(f"{label}: package_info() declares the build module {module} but package() does not write it")
             continue
-        found |= set(re.findall(r"find_package\((\w+)", saved[path]))
-        if f"TARGET {TARGET}" not in saved[path]:
-            fail(f"conanfile.py: the build module {module} must add to {TARGET}")
+        targets = set(re.findall(r"TARGET (cputrain::\w+)", saved[path]))
+        if not targets:
+            fail(f"{label}: the build module {module} adds to no cputrain target")
+        for package in re.findall(r"find_package\((\w+)", saved[path]):
+            found.setdefault(package, set()).update(targets)
+    for name, component in conanfile.cpp_info.components.items():
+        if component.get_property("cmake_build_modules"):
+            fail(f"{label}: component {name!r} declares cmake_build_modules: declare them on self.cpp_info, where "
+                 "CMakeDeps reads them")
     return found
 
 
-def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas, expect_onednn=False):
+def components_by_target(conanfile, label):
+    """{cmake_target_name: (component name, component)}; every component must name its target."""
+    result = {}
+    for name, component in conanfile.cpp_info.components.items():
+        target = component.get_property("cmake_target_name")
+        if not target:
+            fail(f"{label}: component {name!r} sets no cmake_target_name (CMakeDeps would call it cputrain::{name})")
+            continue
+        if target in result:
+            fail(f"{label}: components {result[target][0]!r} and {name!r} both name the target {target}")
+        result[target] = (name, component)
+    return result
+
+
+def check_configuration(recipe, source_dir, options, components):
     label = f"conanfile.py with {options or 'default options'}"
-    conanfile = run_recipe(recipe, source_dir, options)
+    values = effective_options(recipe, options)
+    gates = {gate for option, gate in CONAN_OPTION_GATES.items() if values.get(option)}
+    conanfile = run_recipe(recipe, source_dir, options, label)
     if conanfile.version != tree_version(source_dir):
         fail(f"{label}: set_version() gives {conanfile.version}, version.hpp says {tree_version(source_dir)}")
     if getattr(conanfile, "package_type", None) != "header-library":
@@ -436,8 +479,9 @@ def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas, 
         fail(f"{label}: generate() must write a CMakeToolchain")
     else:
         expected = {"CPUTRAIN_BUILD_TESTS": False, "CPUTRAIN_BUILD_EXAMPLES": False, "CPUTRAIN_BUILD_BENCHMARKS": False,
-                    "CPUTRAIN_WITH_HWLOC": "ON" if expect_hwloc else "OFF",
-                    "CPUTRAIN_WITH_ONEDNN": "ON" if expect_onednn else "OFF", "CPUTRAIN_USE_BLAS": expect_blas}
+                    "CPUTRAIN_WITH_MPI": "mpi" in gates, "CPUTRAIN_WITH_CLI": "cli" in gates,
+                    "CPUTRAIN_WITH_HWLOC": "ON" if "hwloc" in gates else "OFF",
+                    "CPUTRAIN_WITH_ONEDNN": "ON" if "onednn" in gates else "OFF", "CPUTRAIN_USE_BLAS": "blas" in gates}
         for variable, value in expected.items():
             if tc.cache_variables.get(variable) != value:
                 fail(f"{label}: generate() sets {variable}={tc.cache_variables.get(variable)!r}, expected {value!r}")
@@ -446,54 +490,107 @@ def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas, 
     if "install" not in getattr(conanfile, "cmake_steps", []):
         fail(f"{label}: package() must install with CMake")
 
+    # The package's own cpp_info: names only. With components, CMakeDeps builds its targets from the components, and
+    # Conan refuses requires on the package's cpp_info next to components.
     info = conanfile.cpp_info
+    component_targets = {TARGET} | {f"cputrain::{c}" for c in components}
     if info.get_property("cmake_file_name") != "cputrain":
         fail(f"{label}: cmake_file_name is {info.get_property('cmake_file_name')!r}, expected 'cputrain'")
-    if info.get_property("cmake_target_name") != TARGET:
-        fail(f"{label}: cmake_target_name is {info.get_property('cmake_target_name')!r}, expected {TARGET!r}")
-    if info.libdirs or info.bindirs:
-        fail(f"{label}: a header-only package has no libdirs or bindirs")
+    root_target = info.get_property("cmake_target_name") or TARGET  # CMakeDeps' default: cputrain::cputrain
+    if root_target in component_targets:
+        fail(f"{label}: the package's cmake_target_name is {root_target}: CMakeDeps makes that target link every "
+             "component, so it must not be a component's name (the lean cputrain::cputrain would link MPI, Boost and "
+             "hwloc, and itself)")
+    for field in ("requires", "defines", "system_libs"):
+        if getattr(info, field):
+            fail(f"{label}: self.cpp_info.{field} is {getattr(info, field)}: with components it belongs to a component")
 
-    expected_defines = {"EIGEN_DONT_PARALLELIZE"}
-    if expect_hwloc:
-        expected_defines.add("CPUTRAIN_HAVE_HWLOC=1")
-    if expect_onednn:
-        expected_defines.add("CPUTRAIN_HAVE_ONEDNN=1")
-    if expect_blas:
-        expected_defines |= {"EIGEN_USE_BLAS", "CPUTRAIN_USE_BLAS=1"}
-    if set(info.defines) != expected_defines:
-        fail(f"{label}: defines {sorted(info.defines)}, expected {sorted(expected_defines)}")
+    by_target = components_by_target(conanfile, label)
+    expected_targets = {TARGET} | {f"cputrain::{c}" for c in components if c in gates}
+    for target in sorted(expected_targets - set(by_target)):
+        fail(f"{label}: no component has cmake_target_name {target}")
+    for target in sorted(set(by_target) - expected_targets):
+        fail(f"{label}: component {by_target[target][0]!r} ({target}) should not exist with these options")
+    core_name = by_target.get(TARGET, (None, None))[0]
+    for name, component in info.components.items():
+        if component.libdirs or component.bindirs:
+            fail(f"{label}: component {name!r}: a header-only package has no libdirs or bindirs")
+        if component.includedirs != ["include"]:
+            fail(f"{label}: component {name!r}: includedirs {component.includedirs}, expected ['include']")
+        for entry in component.requires:
+            if "::" not in entry and entry not in info.components:
+                fail(f"{label}: component {name!r} requires {entry!r}, which is no component of the package")
 
-    expected_requires = {"eigen::eigen", "onetbb::libtbb", "onetbb::tbbmalloc", "boost::mpi", "boost::program_options",
-                         "nlohmann_json::nlohmann_json", "utf8proc::utf8proc"}
-    if expect_hwloc:
-        expected_requires.add("hwloc::hwloc")
-    if expect_onednn:
-        expected_requires.add("onednn::onednn")
-    if expect_blas:
-        expected_requires.add("openblas::openblas")
-    if set(info.requires) != expected_requires:
-        fail(f"{label}: cpp_info.requires {sorted(info.requires)}, expected {sorted(expected_requires)}")
+    # What each target needs, as cmake/cputrain-dependencies.cmake links it.
+    expected = {TARGET: ({"eigen::eigen", "onetbb::libtbb", "onetbb::tbbmalloc", "nlohmann_json::nlohmann_json",
+                          "utf8proc::utf8proc"}, {"EIGEN_DONT_PARALLELIZE"}, ["pthread"])}
+    if "onednn" in gates:
+        expected[TARGET][0].add("onednn::onednn")
+        expected[TARGET][1].add("CPUTRAIN_HAVE_ONEDNN=1")
+    if "blas" in gates:
+        expected[TARGET][0].add("openblas::openblas")
+        expected[TARGET][1].update({"EIGEN_USE_BLAS", "CPUTRAIN_USE_BLAS=1"})
+    component_needs = {"mpi": ({"boost::mpi"}, set()), "cli": ({"boost::program_options"}, set()),
+                       "hwloc": ({"hwloc::hwloc"}, {"CPUTRAIN_HAVE_HWLOC=1"})}
+    for component in components:
+        requires, defines = component_needs[component]
+        expected[f"cputrain::{component}"] = ({core_name} | requires, defines, [])
+    for target, (name, component) in sorted(by_target.items()):
+        if target not in expected:
+            continue
+        requires, defines, system_libs = expected[target]
+        if set(component.requires) != requires:
+            fail(f"{label}: component {name!r} ({target}) requires {sorted(component.requires)}, expected "
+                 f"{sorted(r for r in requires if r)}")
+        if set(component.defines) != defines:
+            fail(f"{label}: component {name!r} ({target}) defines {sorted(component.defines)}, expected "
+                 f"{sorted(defines)}")
+        if list(component.system_libs) != system_libs:
+            fail(f"{label}: component {name!r} ({target}) system_libs {component.system_libs}, expected {system_libs}")
 
     required = requirement_names(conanfile)
-    # Conan refuses a recipe whose cpp_info.requires leaves out a direct requirement, or names one it lacks.
-    used = {entry.split("::")[0] for entry in info.requires}
+    # Conan refuses a recipe whose components leave out a direct requirement, or name a package it does not require.
+    used = {entry.split("::")[0] for c in info.components.values() for entry in c.requires if "::" in entry}
     if used != set(required):
-        fail(f"{label}: requirements() asks for {sorted(required)} but cpp_info.requires uses {sorted(used)}")
+        fail(f"{label}: requirements() asks for {sorted(required)} but the components use {sorted(used)}")
     for name, (reference, traits) in required.items():
         if not (traits.get("transitive_headers") and traits.get("transitive_libs")):
             fail(f"{label}: {reference} must be transitive_headers and transitive_libs (cputrain's headers include it)")
     if "openmpi" in required:
         fail(f"{label}: requires openmpi, but ConanCenter's Boost.MPI is built against the system MPI")
-    if "MPI" not in build_module_packages(conanfile):
-        fail(f"{label}: no build module finds MPI: consumers would not link the MPI that Boost.MPI uses")
+    if ("boost" in required) != bool(gates & {"mpi", "cli"}):
+        fail(f"{label}: requires boost {'without' if 'boost' in required else 'with'} a component that links it "
+             "(with_mpi, with_cli)")
+
+    # The system MPI, through the build module: to cputrain::mpi alone, and only when there is one.
+    modules = build_modules(conanfile, label)
+    module_path = os.path.join(conanfile.package_folder, "lib", "cmake")
+    if not any(path.startswith(module_path) and "MPI" in content for path, content in saved_files(conanfile).items()):
+        fail(f"{label}: package() must write the MPI build module whatever the options (package_id() makes one "
+             "package serve every option)")
+    if "mpi" in gates:
+        if "MPI" not in modules:
+            fail(f"{label}: no build module finds MPI: consumers of cputrain::mpi would not link the MPI that "
+                 "Boost.MPI uses")
+        elif modules["MPI"] != {"cputrain::mpi"}:
+            fail(f"{label}: the MPI build module adds to {sorted(modules['MPI'])}, expected cputrain::mpi alone "
+                 "(cputrain::cputrain needs no MPI)")
+    elif modules:
+        fail(f"{label}: without with_mpi, package_info() must declare no build module (it finds "
+             f"{sorted(modules)} for a cputrain::mpi that does not exist)")
 
     dependency_options = {k: v for k, v in recipe.default_options.items() if ":" in k}
-    if dependency_options.get("boost/*:without_mpi") is not False:
-        fail(f"{label}: default_options must build Boost.MPI (\"boost/*:without_mpi\": False)")
+    if "boost/*:without_mpi" in dependency_options:
+        fail(f"{label}: default_options must not set boost/*:without_mpi: configure() asks for Boost.MPI only "
+             "with with_mpi (Boost.MPI needs a system MPI)")
+    boost_without_mpi = conanfile.options["boost"].get_safe("without_mpi")
+    if "mpi" in gates and boost_without_mpi is not False:
+        fail(f"{label}: with with_mpi, configure() must build Boost.MPI (self.options[\"boost\"].without_mpi = False)")
+    if "mpi" not in gates and boost_without_mpi is False:
+        fail(f"{label}: without with_mpi, configure() must not ask for Boost.MPI (it needs a system MPI)")
     if dependency_options.get("onetbb/*:tbbmalloc") is not True:
         fail(f"{label}: default_options must build tbbmalloc (\"onetbb/*:tbbmalloc\": True)")
-    if expect_blas and conanfile.options["openblas"].get_safe("shared") is not True:
+    if "blas" in gates and conanfile.options["openblas"].get_safe("shared") is not True:
         fail(f"{label}: with OpenBLAS, configure() must ask for a shared libopenblas (FindBLAS links it)")
     return conanfile
 
@@ -506,6 +603,17 @@ def expect_invalid(recipe, source_dir, why, **kwargs):
     except ConanInvalidConfiguration:
         return
     fail(f"conanfile.py: validate() accepts {why}")
+
+
+def expect_valid(recipe, source_dir, why, **kwargs):
+    from conan.errors import ConanInvalidConfiguration
+    conanfile = instantiate(recipe, source_dir, **kwargs)
+    try:
+        conanfile.validate()
+    except ConanInvalidConfiguration as e:
+        fail(f"conanfile.py: validate() refuses {why}: {e}")
+    except KeyError as e:
+        fail(f"conanfile.py: validate() looks up the dependency {e} for {why}")
 
 
 def run_conanfile(args):
@@ -527,54 +635,112 @@ def run_conanfile(args):
         fail("conanfile.py: license must be Apache-2.0 (LICENSE)")
     if set(recipe.options) != set(CONAN_OPTION_GATES):
         fail(f"conanfile.py: options {sorted(recipe.options)}, expected {sorted(CONAN_OPTION_GATES)}")
+    for option, default in CONAN_OPTION_DEFAULTS.items():
+        if recipe.default_options.get(option) is not default:
+            fail(f"conanfile.py: default_options[{option!r}] is {recipe.default_options.get(option)!r}, "
+                 f"expected {default}")
+    components = cmake_components(args.source_dir)
 
-    check_configuration(recipe, args.source_dir, {}, expect_hwloc=True, expect_blas=False)
-    check_configuration(recipe, args.source_dir, {"with_openblas": True}, expect_hwloc=True, expect_blas=True)
-    check_configuration(recipe, args.source_dir, {"with_hwloc": False}, expect_hwloc=False, expect_blas=False)
-    check_configuration(recipe, args.source_dir, {"with_onednn": True}, expect_hwloc=True, expect_blas=False,
-                        expect_onednn=True)
+    for options in ({}, {"with_openblas": True}, {"with_hwloc": False}, {"with_onednn": True}, {"with_mpi": False},
+                    {"with_cli": False}, {"with_mpi": False, "with_cli": False},
+                    {"with_mpi": False, "with_cli": False, "with_hwloc": False}):
+        check_configuration(recipe, args.source_dir, options, components)
     expect_invalid(recipe, args.source_dir, "C++17", settings={"os": "Linux", "compiler.cppstd": "17"})
     expect_invalid(recipe, args.source_dir, "Windows", settings={"os": "Windows"})
     expect_invalid(recipe, args.source_dir, "a boost without Boost.MPI", boost=dict(GOOD_BOOST, without_mpi=True))
+    expect_invalid(recipe, args.source_dir, "a boost without Boost.ProgramOptions",
+                   boost=dict(GOOD_BOOST, without_program_options=True))
     expect_invalid(recipe, args.source_dir, "a header-only boost", boost=dict(GOOD_BOOST, header_only=True))
+    expect_valid(recipe, args.source_dir, "a boost without Boost.MPI when with_mpi=False",
+                 options={"with_mpi": False}, boost=dict(GOOD_BOOST, without_mpi=True))
+    expect_valid(recipe, args.source_dir, "a boost without Boost.ProgramOptions when with_cli=False",
+                 options={"with_cli": False}, boost=dict(GOOD_BOOST, without_program_options=True))
+    expect_valid(recipe, args.source_dir, "a graph without boost when with_mpi=False and with_cli=False",
+                 options={"with_mpi": False, "with_cli": False}, boost=NO_BOOST)
 
     test_package = open(os.path.join(args.source_dir, "test_package", "conanfile.py"), encoding="utf-8").read()
     if "self.tested_reference_str" not in test_package:
         fail("test_package/conanfile.py: must require self.tested_reference_str")
-    if not re.search(r"find_package\(cputrain CONFIG REQUIRED\)", open(
-            os.path.join(args.source_dir, "test_package", "CMakeLists.txt"), encoding="utf-8").read()):
+    test_cmake = open(os.path.join(args.source_dir, "test_package", "CMakeLists.txt"), encoding="utf-8").read()
+    if not re.search(r"find_package\(cputrain CONFIG REQUIRED\)", test_cmake):
         fail("test_package/CMakeLists.txt: must find_package(cputrain CONFIG REQUIRED)")
+    if not re.search(r"target_link_libraries\(test_package PRIVATE cputrain::cputrain\)", test_cmake):
+        fail("test_package/CMakeLists.txt: must link cputrain::cputrain")
     finish("conanfile.py")
 
 
 # ----------------------------------------------------------------------------------------------------- agreement
 
+COMPONENT_BRANCH = re.compile(r'"\$\{_cputrain_component\}"\s+STREQUAL\s+"(\w+)"')
+COMPONENT_MACRO = "_cputrain_component_dependencies"
+COMPONENT_LINK_FUNCTION = "cputrain_link_component_dependencies"
+
+
 def cmake_dependencies(source_dir):
-    """{library: gate} from cmake/cputrain-dependencies.cmake: gate is 'always' or the if() variable's gate."""
+    """{library: gate} from cmake/cputrain-dependencies.cmake: gate is 'always', the gate of the if()s' variable,
+    or the component whose branch of _cputrain_component_dependencies finds it. Also checks that the branches of
+    that macro and of cputrain_link_component_dependencies are the components of CMakeLists.txt."""
     path = os.path.join(source_dir, "cmake", "cputrain-dependencies.cmake")
     result = {}
-    conditions = []
+    # Each entry: [kind ('if' or 'def'), text (the condition, or the macro/function name), in an else() branch].
+    stack = []
+    branches = {COMPONENT_MACRO: set(), COMPONENT_LINK_FUNCTION: set()}
     for number, raw in enumerate(open(path, encoding="utf-8"), 1):
         line = raw.split("#", 1)[0].strip()
+        where = f"{path}:{number}"
         if re.match(r"(if|elseif)\s*\(", line):
             if line.startswith("if"):
-                conditions.append(line)
+                stack.append(["if", line, False])
+            elif not stack or stack[-1][0] != "if":
+                fail(f"{where}: elseif() outside an if() (the parser no longer understands the file?)")
             else:
-                conditions[-1] = line
+                stack[-1][1:] = [line, False]
+            definition = next((e[1] for e in reversed(stack) if e[0] == "def"), None)
+            match = COMPONENT_BRANCH.search(line)
+            if match and definition == COMPONENT_MACRO:
+                branches[COMPONENT_MACRO].add(match.group(1))
+            match = re.search(r'\bcomponent\s+STREQUAL\s+"(\w+)"', line)
+            if match and definition == COMPONENT_LINK_FUNCTION:
+                branches[COMPONENT_LINK_FUNCTION].add(match.group(1))
+            continue
+        if re.match(r"else\s*\(", line):
+            if stack and stack[-1][0] == "if":
+                stack[-1][2] = True
             continue
         if re.match(r"endif\s*\(", line):
-            conditions.pop()
+            if not stack or stack.pop()[0] != "if":
+                fail(f"{where}: endif() without an if() (the parser no longer understands the file?)")
             continue
-        if re.match(r"(macro|function)\s*\(", line):
-            conditions.append("<definition>")
+        match = re.match(r"(macro|function)\s*\(\s*(\w+)", line)
+        if match:
+            stack.append(["def", match.group(2), False])
             continue
         if re.match(r"end(macro|function)\s*\(", line):
-            conditions.pop()
+            if not stack or stack.pop()[0] != "def":
+                fail(f"{where}: end of a definition inside an if() (the parser no longer understands the file?)")
             continue
-        if "<definition>" in conditions:
-            continue
+
+        # The component whose branch this line is in (only inside _cputrain_component_dependencies).
+        component = None
+        definition = next((e[1] for e in reversed(stack) if e[0] == "def"), None)
+        if definition == COMPONENT_MACRO:
+            for kind, text, in_else in stack:
+                match = COMPONENT_BRANCH.search(text) if kind == "if" and not in_else else None
+                if match:
+                    component = match.group(1)
         names = []
-        match = re.match(r"(?:_cputrain_find_package|find_package)\((\w+)(.*)\)$", line)
+        by_component_macro = False
+        match = re.match(r"_cputrain_find_component_package\(\S+\s+(\w+)(.*)\)$", line)
+        if match:
+            by_component_macro = True
+            if component is None:
+                fail(f"{where}: _cputrain_find_component_package() outside a component's branch of {COMPONENT_MACRO}")
+        else:
+            match = re.match(r"(?:_cputrain_find_package|find_package)\((\w+)(.*)\)$", line)
+            if match and component is not None and line.startswith("_cputrain_find_package("):
+                fail(f"{where}: the {component} component's dependency {match.group(1)} must be found by "
+                     "_cputrain_find_component_package(), or the package config fails when it is missing instead of "
+                     "leaving the component out")
         if match:
             package, rest = match.groups()
             components = re.search(r"COMPONENTS\s+([\w\s]+)", rest)
@@ -588,22 +754,38 @@ def cmake_dependencies(source_dir):
         match = re.match(r"find_library\(\w+\s+(?:NAMES\s+)?([\w+-]+)", line)
         if match:
             names = [match.group(1)]
-        line_gates = {gate for variable, gate in CMAKE_GATE_VARIABLES.items() if any(variable in c for c in conditions)}
+        line_gates = {gate for variable, gate in CMAKE_GATE_VARIABLES.items()
+                      if any(kind == "if" and re.search(rf"\b{variable}\b", text) for kind, text, _ in stack)}
+        if component is not None:
+            line_gates.add(component)
         for name in names:
             if name in CMAKE_TOOLS:
                 continue
             if name in CMAKE_PROBES:
                 if line_gates != {CMAKE_PROBES[name]} or not re.search(r"\bQUIET\b", line):
-                    fail(f"{path}:{number}: {name} may only be looked for QUIET under the {CMAKE_PROBES[name]} gate "
+                    fail(f"{where}: {name} may only be looked for QUIET under the {CMAKE_PROBES[name]} gate "
                          "(it only chooses how that library is found)")
                 continue
             if name not in CMAKE_NAMES:
-                fail(f"{path}:{number}: {name} is not in check_recipes.py's tables: add it to every recipe and there")
+                fail(f"{where}: {name} is not in check_recipes.py's tables: add it to every recipe and there")
                 continue
-            gate = next(iter(line_gates)) if len(line_gates) == 1 else "always"
+            if len(line_gates) > 1:
+                fail(f"{where}: {name} is found under several gates at once: {sorted(line_gates)}")
+                continue
+            gate = next(iter(line_gates)) if line_gates else "always"
+            if gate in COMPONENT_GATES and not by_component_macro and not re.search(r"\bQUIET\b", line):
+                fail(f"{where}: {name}, a dependency of the {gate} component, must be found QUIET or by "
+                     "_cputrain_find_component_package() (the package config leaves the component out without it)")
             library = CMAKE_NAMES[name]
             if result.setdefault(library, gate) != gate:
-                fail(f"{path}:{number}: {library} is found under two different conditions")
+                fail(f"{where}: {library} is found under two different conditions ({result[library]} and {gate})")
+    if stack:
+        fail(f"{path}: {len(stack)} if()/macro()/function() left open (the parser no longer understands the file?)")
+    components = cmake_components(source_dir)
+    for definition, found in branches.items():
+        if found != set(components):
+            fail(f"{path}: {definition}() has branches for {sorted(found)}, but CMakeLists.txt's components are "
+                 f"{sorted(components)}")
     return result
 
 
@@ -637,35 +819,67 @@ def vcpkg_dependencies(path):
     return result
 
 
+def conan_libraries(conanfile, label):
+    """{library: the cputrain target that gets it} for one configuration of the recipe."""
+    found = {}
+    for name, component in conanfile.cpp_info.components.items():
+        target = component.get_property("cmake_target_name") or f"cputrain::{name}"
+        for entry in component.requires:
+            if "::" not in entry:
+                continue  # another component of cputrain
+            key = entry if entry in CONAN_NAMES else entry.split("::")[0]
+            if key not in CONAN_NAMES:
+                fail(f"{label}: {entry} is not in check_recipes.py's tables: add it to every recipe and there")
+                continue
+            found.setdefault(CONAN_NAMES[key], set()).add(target)
+    for package, targets in build_modules(conanfile, label).items():
+        if package not in CONAN_NAMES:
+            fail(f"{label}: its build module finds {package}, which is not in check_recipes.py's tables")
+            continue
+        found.setdefault(CONAN_NAMES[package], set()).update(targets)
+    return found
+
+
 def conan_dependencies(source_dir):
+    """{library: gate} from conanfile.py, by turning one option on at a time; a library a component's option adds
+    must go to that component's target, and the others to cputrain::cputrain."""
     recipe, _ = load_conanfile(source_dir)
     if recipe is None:
         return {}
-
-    def libraries(options):
-        conanfile = run_recipe(recipe, source_dir, options)
-        found = set()
-        for entry in conanfile.cpp_info.requires:
-            package = entry.split("::")[0]
-            key = entry if entry in CONAN_NAMES else package
-            if key not in CONAN_NAMES:
-                fail(f"conanfile.py: {entry} is not in check_recipes.py's tables: add it to every recipe and there")
-                continue
-            found.add(CONAN_NAMES[key])
-        for package in build_module_packages(conanfile):
-            if package not in CONAN_NAMES:
-                fail(f"conanfile.py: its build module finds {package}, which is not in check_recipes.py's tables")
-                continue
-            found.add(CONAN_NAMES[package])
-        return found
-
     none = {option: False for option in CONAN_OPTION_GATES}
-    base = libraries(none)
+    base = conan_libraries(run_recipe(recipe, source_dir, none), "conanfile.py with every option off")
     result = {library: "always" for library in base}
+    placement = dict(base)
     for option, gate in CONAN_OPTION_GATES.items():
-        for library in libraries(dict(none, **{option: True})) - base:
+        label = f"conanfile.py with {option}=True alone"
+        found = conan_libraries(run_recipe(recipe, source_dir, dict(none, **{option: True}), label), label)
+        for library in sorted(set(found) - set(base)):
             result[library] = gate
+            placement[library] = found[library]
+    for library, gate in sorted(result.items()):
+        expected = {f"cputrain::{gate}"} if gate in COMPONENT_GATES else {TARGET}
+        if placement[library] != expected:
+            fail(f"conanfile.py: {library} ({gate}) goes to {sorted(placement[library])}, expected "
+                 f"{sorted(expected)}")
     return result
+
+
+def check_component_names(source_dir):
+    """Every component target the CMake package can export has a Conan component of that name (all options on)
+    and is named by the vcpkg usage text."""
+    components = cmake_components(source_dir)
+    targets = {TARGET} | {f"cputrain::{c}" for c in components}
+    recipe, _ = load_conanfile(source_dir)
+    if recipe is not None:
+        label = "conanfile.py with every option on"
+        conanfile = run_recipe(recipe, source_dir, {option: True for option in CONAN_OPTION_GATES}, label)
+        conan_targets = set(components_by_target(conanfile, label))
+        for target in sorted(targets - conan_targets):
+            fail(f"{label}: no component has cmake_target_name {target} (the CMake package exports it)")
+        for target in sorted(conan_targets - targets):
+            fail(f"{label}: a component has cmake_target_name {target}, which the CMake package does not export")
+    usage = open(os.path.join(source_dir, PORT_DIR, "usage"), encoding="utf-8").read()
+    check_usage_names_components(usage, components)
 
 
 def run_agreement(args):
@@ -686,6 +900,11 @@ def run_agreement(args):
         gates = {name: found.get(library, "missing") for name, found in lists.items()}
         if len(set(gates.values())) != 1:
             fail(f"{library}: " + "; ".join(f"{name}: {gate}" for name, gate in gates.items()))
+    for gate in COMPONENT_GATES:
+        if gate not in reference.values():
+            fail(f"{reference_name}: no dependency of the {gate} component found (the parser no longer understands "
+                 "the file?)")
+    check_component_names(args.source_dir)
     finish("dependency lists")
 
 
