@@ -729,10 +729,8 @@ def cmake_dependencies(source_dir):
                 if match:
                     component = match.group(1)
         names = []
-        by_component_macro = False
         match = re.match(r"_cputrain_find_component_package\(\S+\s+(\w+)(.*)\)$", line)
         if match:
-            by_component_macro = True
             if component is None:
                 fail(f"{where}: _cputrain_find_component_package() outside a component's branch of {COMPONENT_MACRO}")
         else:
@@ -773,7 +771,7 @@ def cmake_dependencies(source_dir):
                 fail(f"{where}: {name} is found under several gates at once: {sorted(line_gates)}")
                 continue
             gate = next(iter(line_gates)) if line_gates else "always"
-            if gate in COMPONENT_GATES and not by_component_macro and not re.search(r"\bQUIET\b", line):
+            if gate in COMPONENT_GATES and component is None and not re.search(r"\bQUIET\b", line):
                 fail(f"{where}: {name}, a dependency of the {gate} component, must be found QUIET or by "
                      "_cputrain_find_component_package() (the package config leaves the component out without it)")
             library = CMAKE_NAMES[name]
@@ -847,7 +845,8 @@ def conan_dependencies(source_dir):
     if recipe is None:
         return {}
     none = {option: False for option in CONAN_OPTION_GATES}
-    base = conan_libraries(run_recipe(recipe, source_dir, none), "conanfile.py with every option off")
+    label = "conanfile.py with every option off"
+    base = conan_libraries(run_recipe(recipe, source_dir, none, label), label)
     result = {library: "always" for library in base}
     placement = dict(base)
     for option, gate in CONAN_OPTION_GATES.items():
