@@ -2,6 +2,13 @@
 #   conan create . --build=missing                 package this checkout, then build and run test_package/
 #   conan install --requires=cputrain/0.1.0 -g CMakeDeps -g CMakeToolchain
 #
+# Like the CMake package, it gives a lean cputrain::cputrain (Eigen, oneTBB, nlohmann_json, utf8proc, and oneDNN or
+# OpenBLAS with their options) and one Conan component per CMake component, each linking the core:
+#   cputrain::mpi    (with_mpi, default True)    Boost.MPI and the system MPI (below)
+#   cputrain::cli    (with_cli, default True)    Boost.ProgramOptions
+#   cputrain::hwloc  (with_hwloc, default True)  hwloc, CPUTRAIN_HAVE_HWLOC=1
+# Boost is required only when with_mpi or with_cli is on.
+#
 # oneDNN (with_onednn) is off by default: ConanCenter has no onednn recipe, so the reference resolves only where a
 # remote of your own (or the local cache) has one. Without it every matrix product runs on Eigen.
 #
@@ -22,14 +29,19 @@ from conan.tools.files import copy, load, rmdir, save
 
 required_conan_version = ">=2.0"
 
-# Included by the cputrain-config.cmake that CMakeDeps writes, after it has defined cputrain::cputrain: links the
-# system MPI that ConanCenter's Boost.MPI was built against (see above), found by CMake's own FindMPI.
+# Included by the cputrain-config.cmake that CMakeDeps writes (with_mpi only), after it has defined the component
+# targets: links the system MPI that ConanCenter's Boost.MPI was built against (see above), found by CMake's own
+# FindMPI, to cputrain::mpi alone (cputrain::cputrain needs no MPI).
 _MPI_BUILD_MODULE = "lib/cmake/conan-cputrain-system-mpi.cmake"
 _MPI_BUILD_MODULE_TEXT = """\
-# Written by cputrain's conanfile.py. cputrain and ConanCenter's Boost.MPI use the system's MPI.
+# Written by cputrain's conanfile.py. cputrain::mpi and ConanCenter's Boost.MPI use the system's MPI.
 find_package(MPI REQUIRED COMPONENTS CXX)
-set_property(TARGET cputrain::cputrain APPEND PROPERTY INTERFACE_LINK_LIBRARIES MPI::MPI_CXX)
+set_property(TARGET cputrain::mpi APPEND PROPERTY INTERFACE_LINK_LIBRARIES MPI::MPI_CXX)
 """
+
+# CMakeDeps makes the package's own target (cpp_info's cmake_target_name) link every component. It must not be
+# cputrain::cputrain, the core component, or the lean core would link MPI, Boost and hwloc (and itself, a cycle).
+_ALL_COMPONENTS_TARGET = "cputrain::all"
 
 
 class CputrainConan(ConanFile):
@@ -40,17 +52,18 @@ class CputrainConan(ConanFile):
     package_type = "header-library"
     settings = "os", "arch", "compiler", "build_type"
     options = {
+        "with_mpi": [True, False],
+        "with_cli": [True, False],
         "with_hwloc": [True, False],
         "with_onednn": [True, False],
         "with_openblas": [True, False],
     }
     default_options = {
+        "with_mpi": True,
+        "with_cli": True,
         "with_hwloc": True,
         "with_onednn": False,
         "with_openblas": False,
-        # Boost.MPI is off in ConanCenter's boost unless asked for (it also needs graph and serialization, on by
-        # default there).
-        "boost/*:without_mpi": False,
         # cputrain's scalable allocator policy links TBB::tbbmalloc; it never replaces malloc (tbbmalloc_proxy).
         "onetbb/*:tbbmalloc": True,
     }
@@ -74,6 +87,10 @@ class CputrainConan(ConanFile):
             copy(self, pattern, self.recipe_folder, self.export_sources_folder)
 
     def configure(self):
+        if self.options.with_mpi:
+            # Boost.MPI is off in ConanCenter's boost unless asked for (it also needs graph and serialization, on
+            # by default there). Without with_mpi, boost (for with_cli) is built without it and needs no MPI.
+            self.options["boost"].without_mpi = False
         if self.options.with_openblas:
             # CMake's FindBLAS links a shared libopenblas without knowing its own dependencies.
             self.options["openblas"].shared = True
@@ -86,9 +103,10 @@ class CputrainConan(ConanFile):
         traits = {"transitive_headers": True, "transitive_libs": True}
         self.requires("eigen/[>=3.4.0 <4]", **traits)
         self.requires("onetbb/[>=2021.5.0 <2023]", **traits)
-        self.requires("boost/[>=1.74.0 <2]", **traits)
         self.requires("nlohmann_json/[>=3.10.0 <4]", **traits)
         self.requires("utf8proc/[>=2.6.0 <3]", **traits)
+        if self.options.with_mpi or self.options.with_cli:
+            self.requires("boost/[>=1.74.0 <2]", **traits)
         if self.options.with_hwloc:
             # The same range as ConanCenter's onetbb (for tbbbind), so one hwloc serves both.
             self.requires("hwloc/[>=2.9.3 <3]", **traits)
@@ -107,12 +125,19 @@ class CputrainConan(ConanFile):
             raise ConanInvalidConfiguration(f"{self.ref} supports Linux only (it reads /sys and uses a system MPI)")
         if self.settings.compiler.get_safe("cppstd"):
             check_min_cppstd(self, 20)
+        if not (self.options.with_mpi or self.options.with_cli):
+            return
         boost = self.dependencies["boost"].options
-        if boost.get_safe("header_only") or boost.get_safe("without_mpi", True) or \
-                boost.get_safe("without_program_options", True):
-            raise ConanInvalidConfiguration(
-                f"{self.ref} needs boost with Boost.MPI and Boost.ProgramOptions built "
-                "(-o boost/*:header_only=False -o boost/*:without_mpi=False -o boost/*:without_program_options=False)")
+        needed = []
+        if boost.get_safe("header_only"):
+            needed.append("-o boost/*:header_only=False")
+        if self.options.with_mpi and boost.get_safe("without_mpi", True):
+            needed.append("-o boost/*:without_mpi=False (or -o cputrain/*:with_mpi=False)")
+        if self.options.with_cli and boost.get_safe("without_program_options", True):
+            needed.append("-o boost/*:without_program_options=False (or -o cputrain/*:with_cli=False)")
+        if needed:
+            raise ConanInvalidConfiguration(f"{self.ref} needs a boost with the libraries its components link: "
+                                            + ", ".join(needed))
 
     def generate(self):
         tc = CMakeToolchain(self)
@@ -120,6 +145,8 @@ class CputrainConan(ConanFile):
         tc.cache_variables["CPUTRAIN_BUILD_EXAMPLES"] = False
         tc.cache_variables["CPUTRAIN_BUILD_BENCHMARKS"] = False
         tc.cache_variables["CPUTRAIN_INSTALL"] = True
+        tc.cache_variables["CPUTRAIN_WITH_MPI"] = bool(self.options.with_mpi)
+        tc.cache_variables["CPUTRAIN_WITH_CLI"] = bool(self.options.with_cli)
         tc.cache_variables["CPUTRAIN_WITH_HWLOC"] = "ON" if self.options.with_hwloc else "OFF"
         tc.cache_variables["CPUTRAIN_WITH_ONEDNN"] = "ON" if self.options.with_onednn else "OFF"
         tc.cache_variables["CPUTRAIN_USE_BLAS"] = bool(self.options.with_openblas)
@@ -139,33 +166,45 @@ class CputrainConan(ConanFile):
         cmake.install()
         # Consumers get the cputrain-config.cmake CMakeDeps writes from package_info(), not the installed one.
         rmdir(self, os.path.join(self.package_folder, "lib", "cmake"))
+        # Whatever the options: package_id() makes one package serve them all, and package_info() declares the
+        # module only with with_mpi.
         save(self, os.path.join(self.package_folder, _MPI_BUILD_MODULE), _MPI_BUILD_MODULE_TEXT)
 
     def package_info(self):
+        # The CMake package's names: file cputrain, targets cputrain::cputrain and cputrain::<component>.
         self.cpp_info.set_property("cmake_file_name", "cputrain")
-        self.cpp_info.set_property("cmake_target_name", "cputrain::cputrain")
-        self.cpp_info.set_property("cmake_build_modules", [_MPI_BUILD_MODULE])
-        self.cpp_info.bindirs = []
-        self.cpp_info.libdirs = []
-        self.cpp_info.requires = [
-            "eigen::eigen",
-            "onetbb::libtbb",
-            "onetbb::tbbmalloc",
-            "boost::mpi",
-            "boost::program_options",
-            "nlohmann_json::nlohmann_json",
-            "utf8proc::utf8proc",
-        ]
-        # All threading goes through oneTBB: Eigen must never start an OpenMP team of its own.
-        self.cpp_info.defines = ["EIGEN_DONT_PARALLELIZE"]
-        if self.options.with_hwloc:
-            self.cpp_info.requires.append("hwloc::hwloc")
-            self.cpp_info.defines.append("CPUTRAIN_HAVE_HWLOC=1")
+        self.cpp_info.set_property("cmake_target_name", _ALL_COMPONENTS_TARGET)
+        if self.options.with_mpi:
+            # Read from the package's own cpp_info; the module adds MPI::MPI_CXX to cputrain::mpi only.
+            self.cpp_info.set_property("cmake_build_modules", [_MPI_BUILD_MODULE])
+
+        def component(name, target, requires, defines=()):
+            comp = self.cpp_info.components[name]
+            comp.set_property("cmake_target_name", target)
+            comp.bindirs = []
+            comp.libdirs = []
+            comp.requires = list(requires)
+            comp.defines = list(defines)
+            return comp
+
+        # cputrain::cputrain, the lean core. All threading goes through oneTBB: Eigen must never start an OpenMP
+        # team of its own.
+        core = component("core", "cputrain::cputrain",
+                         ["eigen::eigen", "onetbb::libtbb", "onetbb::tbbmalloc", "nlohmann_json::nlohmann_json",
+                          "utf8proc::utf8proc"], ["EIGEN_DONT_PARALLELIZE"])
         if self.options.with_onednn:
-            self.cpp_info.requires.append("onednn::onednn")
-            self.cpp_info.defines.append("CPUTRAIN_HAVE_ONEDNN=1")
+            core.requires.append("onednn::onednn")
+            core.defines.append("CPUTRAIN_HAVE_ONEDNN=1")
         if self.options.with_openblas:
-            self.cpp_info.requires.append("openblas::openblas")
-            self.cpp_info.defines.extend(["EIGEN_USE_BLAS", "CPUTRAIN_USE_BLAS=1"])
+            core.requires.append("openblas::openblas")
+            core.defines.extend(["EIGEN_USE_BLAS", "CPUTRAIN_USE_BLAS=1"])
         if self.settings.os in ("Linux", "FreeBSD"):
-            self.cpp_info.system_libs = ["pthread"]
+            core.system_libs = ["pthread"]
+
+        # The components, each linking the core; MPI::MPI_CXX reaches cputrain::mpi through the build module.
+        if self.options.with_mpi:
+            component("mpi", "cputrain::mpi", ["core", "boost::mpi"])
+        if self.options.with_cli:
+            component("cli", "cputrain::cli", ["core", "boost::program_options"])
+        if self.options.with_hwloc:
+            component("hwloc", "cputrain::hwloc", ["core", "hwloc::hwloc"], ["CPUTRAIN_HAVE_HWLOC=1"])

@@ -6,7 +6,8 @@
 #               component is then refused), then builds tests/packaging/consumer (core and mpi) against the prefix.
 # subdirectory: builds tests/packaging/subdirectory, which add_subdirectory()s SOURCE_DIR.
 # test-package: builds test_package/ (the Conan recipe's test program) against the installed prefix alone; its
-#               products run on oneDNN when the package was installed with it, on Eigen otherwise.
+#               products run on oneDNN when the package was installed with it, on Eigen otherwise, and its topology
+#               comes from hwloc when the package has the hwloc component, from /sys otherwise.
 # config-deps:  with pkg-config disabled and utf8proc and hwloc offered only as CMake packages (the stand-ins in
 #               tests/packaging/config_deps/stubs, named as vcpkg and Conan name them), builds
 #               tests/packaging/config_deps against the installed prefix, then as a vendored tree.
@@ -99,6 +100,16 @@ elseif(MODE STREQUAL "test-package")
   endif()
   if(NOT last_output MATCHES ", fp32 products on ${_products_regex}")
     message(FATAL_ERROR "test_package's products should run on ${_products}, as the package was installed: "
+                        "${last_output}")
+  endif()
+  # test_package links cputrain::hwloc where the package has it, and then reads the topology through hwloc.
+  if(_config MATCHES "set\\(_cputrain_installed_components [^)]*hwloc")
+    set(_topology hwloc)
+  else()
+    set(_topology sysfs)
+  endif()
+  if(NOT last_output MATCHES ", topology from ${_topology}: ")
+    message(FATAL_ERROR "test_package should read the topology from ${_topology}, as the package was installed: "
                         "${last_output}")
   endif()
   return()

@@ -4,15 +4,21 @@
   check_recipes.py vcpkg      --source-dir S --build-dir B --cmake CMAKE --work-dir W
       the root vcpkg.json and the overlay port parse and carry what vcpkg requires (name, a version equal to
       include/cputrain/version.hpp, dependencies naming ports that exist in microsoft/vcpkg, well-formed features),
-      the portfile passes each feature to the CMake option that gates the same library, and the port's usage text
-      names the package and the target that the installed CMake config exports.
+      the components (mpi, cli, hwloc) are default features, the portfile passes each feature to the CMake option
+      that gates the same library, and the port's usage text shows find_package() with and without COMPONENTS and
+      names exactly the targets the CMake config can export (cputrain::cputrain and cputrain::<component>), of which
+      those the installed tree has are checked against its export files.
   check_recipes.py conanfile  --source-dir S --work-dir W
       conanfile.py and test_package/conanfile.py compile, and conanfile.py, run against the stand-in for Conan in
-      conan_stub/, asks for what it should and gives consumers the right CMake names, requirements and defines
-      with its default options, with with_openblas=True, with with_hwloc=False and with with_onednn=True.
+      conan_stub/, asks for what it should and gives consumers the right CMake names, components (one per CMake
+      target: cputrain::cputrain and cputrain::mpi, ::cli, ::hwloc), requirements and defines with its default
+      options, with with_openblas=True, with_hwloc=False, with_onednn=True, with_mpi=False, with_cli=False and
+      both off (then no boost at all), and refuses a boost that lacks what an enabled component links.
   check_recipes.py agreement  --source-dir S
       the dependencies of cmake/cputrain-dependencies.cmake, vcpkg.json, the port and conanfile.py are the same
-      (each mapped to one name per library), each gated the same way (always, hwloc, oneDNN, BLAS).
+      (each mapped to one name per library), each gated the same way (always, a component: mpi, cli, hwloc, or an
+      option of the core: oneDNN, BLAS), a component's libraries sit in that component in every recipe, and every
+      component target the CMake package can export has a Conan component and is named by the vcpkg usage text.
 
 Standard library only; every failure names the file and what is wrong, and the script exits 1.
 """
@@ -58,10 +64,21 @@ VCPKG_HOST_TOOLS = {"vcpkg-cmake", "vcpkg-cmake-config"}
 CONAN_NAMES = {"eigen": "eigen", "onetbb": "tbb", "boost::mpi": "boost-mpi",
                "boost::program_options": "boost-program-options", "nlohmann_json": "nlohmann-json",
                "utf8proc": "utf8proc", "hwloc": "hwloc", "onednn": "onednn", "openblas": "blas", "MPI": "mpi"}
-# Gates: how each ecosystem spells "only with hwloc", "only with oneDNN" and "only with BLAS".
-VCPKG_FEATURE_GATES = {"hwloc": "hwloc", "onednn": "onednn", "openblas": "blas"}
-CMAKE_GATE_VARIABLES = {"CPUTRAIN_WITH_HWLOC": "hwloc", "CPUTRAIN_WITH_ONEDNN": "onednn", "CPUTRAIN_USE_BLAS": "blas"}
-CONAN_OPTION_GATES = {"with_hwloc": "hwloc", "with_onednn": "onednn", "with_openblas": "blas"}
+# Gates: how each ecosystem spells "only with the mpi / cli / hwloc component", "only with oneDNN", "only with BLAS".
+# In cmake/cputrain-dependencies.cmake a component's dependencies are the ones its branch of the
+# _cputrain_component_dependencies macro finds; the other gates are if()s on the CMake option.
+VCPKG_FEATURE_GATES = {"mpi": "mpi", "cli": "cli", "hwloc": "hwloc", "onednn": "onednn", "openblas": "blas"}
+CMAKE_GATE_VARIABLES = {"CPUTRAIN_WITH_MPI": "mpi", "CPUTRAIN_WITH_CLI": "cli", "CPUTRAIN_WITH_HWLOC": "hwloc",
+                        "CPUTRAIN_WITH_ONEDNN": "onednn", "CPUTRAIN_USE_BLAS": "blas"}
+CONAN_OPTION_GATES = {"with_mpi": "mpi", "with_cli": "cli", "with_hwloc": "hwloc", "with_onednn": "onednn",
+                      "with_openblas": "blas"}
+# The Conan options' defaults: the components as the CMake build has them (ON, ON, AUTO); oneDNN off because
+# ConanCenter has no onednn recipe; OpenBLAS off as CPUTRAIN_USE_BLAS.
+CONAN_OPTION_DEFAULTS = {"with_mpi": True, "with_cli": True, "with_hwloc": True, "with_onednn": False,
+                         "with_openblas": False}
+# The gates that are components of the CMake package (cputrain::<gate>, its own export file); the others are
+# options of cputrain::cputrain itself.
+COMPONENT_GATES = ("mpi", "cli", "hwloc")
 
 failures = []
 
@@ -133,10 +150,19 @@ def check_vcpkg_manifest(path, version, is_port):
             fail(f"{path}: feature name {feature!r} is not valid")
         if not isinstance(body, dict) or not body.get("description"):
             fail(f"{path}: feature {feature!r} needs a \"description\"")
+    default_names = set()
     for default in manifest.get("default-features", []):
         default_name = default if isinstance(default, str) else default.get("name")
+        default_names.add(default_name)
         if default_name not in features:
             fail(f"{path}: default feature {default_name!r} is not one of its features")
+    for component in COMPONENT_GATES:
+        feature = next(f for f, gate in VCPKG_FEATURE_GATES.items() if gate == component)
+        if feature not in features:
+            fail(f"{path}: lacks the feature {feature!r} (the component cputrain::{component})")
+        elif feature not in default_names:
+            fail(f"{path}: feature {feature!r} (cputrain::{component}) must be a default feature: the CMake build "
+                 "has the component by default")
 
     all_deps = [(None, d) for d in manifest.get("dependencies", [])]
     for feature, body in features.items():
@@ -169,17 +195,70 @@ def check_vcpkg_manifest(path, version, is_port):
 
 
 def installed_targets(cmake, build_dir, work_dir):
+    """{export file name: set of targets it defines} of the tree `cmake --install` makes, or None."""
     prefix = os.path.join(work_dir, "prefix")
     result = subprocess.run([cmake, "--install", build_dir, "--prefix", prefix], capture_output=True, text=True)
     if result.returncode != 0:
         fail(f"cmake --install {build_dir} failed:\n{result.stdout}\n{result.stderr}")
         return None
-    path = os.path.join(prefix, "lib", "cmake", "cputrain", "cputrain-targets.cmake")
+    directory = os.path.join(prefix, "lib", "cmake", "cputrain")
+    found = {}
     try:
-        return open(path, encoding="utf-8").read()
+        names = sorted(os.listdir(directory))
     except OSError as e:
-        fail(f"the installed tree lacks {path}: {e}")
+        fail(f"the installed tree lacks {directory}: {e}")
         return None
+    for name in names:
+        if re.fullmatch(r"cputrain(-\w+)?-targets\.cmake", name):
+            text = open(os.path.join(directory, name), encoding="utf-8").read()
+            found[name] = set(re.findall(r"add_library\(([A-Za-z0-9_]+::[A-Za-z0-9_]+) ", text))
+    if "cputrain-targets.cmake" not in found:
+        fail(f"the installed tree lacks {directory}/cputrain-targets.cmake")
+    return found
+
+
+def cmake_components(source_dir):
+    """The components the CMake package can export: CMakeLists.txt's list(APPEND CPUTRAIN_COMPONENTS <name>)."""
+    path = os.path.join(source_dir, "CMakeLists.txt")
+    text = open(path, encoding="utf-8").read()
+    components = re.findall(r"list\(APPEND CPUTRAIN_COMPONENTS (\w+)\)", text)
+    if not components:
+        fail(f"{path}: no list(APPEND CPUTRAIN_COMPONENTS <name>) found (the parser no longer understands the file?)")
+    for component in components:
+        if component not in COMPONENT_GATES:
+            fail(f"{path}: component {component!r} is not in check_recipes.py's tables (COMPONENT_GATES and the "
+                 "gate tables): add it to every recipe and there")
+    return components
+
+
+def usage_link_targets(usage):
+    """Every namespaced target inside the target_link_libraries() calls of the usage text."""
+    targets = set()
+    for call in re.findall(r"target_link_libraries\(([^)]*)\)", usage):
+        targets |= set(re.findall(r"\b([A-Za-z0-9_]+::[A-Za-z0-9_]+)", call))
+    return targets
+
+
+def check_usage_names_components(usage, components):
+    """The port's usage text shows the lean target, how to ask for the components, and each component's target."""
+    where = f"{PORT_DIR}/usage"
+    if "find_package(cputrain CONFIG REQUIRED)" not in usage:
+        fail(f"{where}: must show find_package(cputrain CONFIG REQUIRED)")
+    asked = set()
+    for match in re.findall(r"find_package\(cputrain CONFIG REQUIRED COMPONENTS ([\w ]+)\)", usage):
+        asked |= set(match.split())
+    for component in components:
+        if component not in asked:
+            fail(f"{where}: no find_package(cputrain CONFIG REQUIRED COMPONENTS ...) names the component {component}")
+    for component in sorted(asked - set(components)):
+        fail(f"{where}: asks for the component {component}, which the CMake package does not have")
+    expected = {TARGET} | {f"cputrain::{c}" for c in components}
+    linked = usage_link_targets(usage)
+    for target in sorted(expected - linked):
+        fail(f"{where}: no target_link_libraries() names {target}")
+    for target in sorted(linked - expected):
+        fail(f"{where}: links {target}, which the CMake package does not export")
+    return linked
 
 
 def check_feature_options(portfile, manifest_path):
@@ -233,16 +312,25 @@ def run_vcpkg(args):
         fail("LICENSE: missing (the port installs it as the copyright)")
 
     usage = open(os.path.join(port_dir, "usage"), encoding="utf-8").read()
-    if "find_package(cputrain CONFIG REQUIRED)" not in usage:
-        fail(f"{PORT_DIR}/usage: must show find_package(cputrain CONFIG REQUIRED)")
-    usage_targets = set(re.findall(r"target_link_libraries\([^)]*?\b([A-Za-z0-9_]+::[A-Za-z0-9_]+)", usage))
-    if usage_targets != {TARGET}:
-        fail(f"{PORT_DIR}/usage: links {sorted(usage_targets)}, expected exactly {TARGET}")
-    targets = installed_targets(args.cmake, args.build_dir, args.work_dir)
-    if targets is not None:
-        exported = set(re.findall(r"add_library\(([A-Za-z0-9_]+::[A-Za-z0-9_]+) ", targets))
-        if not usage_targets or not usage_targets <= exported:
-            fail(f"the installed cputrain-targets.cmake exports {sorted(exported)}; the usage text names {sorted(usage_targets)}")
+    components = cmake_components(args.source_dir)
+    usage_targets = check_usage_names_components(usage, components)
+    installed = installed_targets(args.cmake, args.build_dir, args.work_dir)
+    if installed is not None:
+        # The build tree may lack a component whose dependency this machine lacks (hwloc: AUTO); what it has must
+        # match the names the usage text gives.
+        expected_files = {"cputrain-targets.cmake": {TARGET}}
+        expected_files.update({f"cputrain-{c}-targets.cmake": {f"cputrain::{c}"} for c in components})
+        for name, exported in sorted(installed.items()):
+            if name not in expected_files:
+                fail(f"the installed tree has {name}, for no component of CMakeLists.txt")
+            elif exported != expected_files[name]:
+                fail(f"the installed {name} exports {sorted(exported)}, expected {sorted(expected_files[name])}")
+            for target in sorted(exported - usage_targets):
+                fail(f"the installed {name} exports {target}, which {PORT_DIR}/usage does not name")
+        for component in components:
+            if f"cputrain-{component}-targets.cmake" not in installed:
+                print(f"note: the build tree {args.build_dir} has no component {component} (its dependency was not "
+                      "found there); its usage names are checked against CMakeLists.txt alone")
     finish("vcpkg recipes")
 
 
@@ -268,25 +356,42 @@ def load_conanfile(source_dir):
 
 
 GOOD_BOOST = {"header_only": False, "without_mpi": False, "without_program_options": False}
+NO_BOOST = object()  # instantiate(boost=NO_BOOST): the graph has no boost (with_mpi and with_cli both off)
 
 
 def instantiate(recipe, source_dir, options=None, settings=None, boost=None):
-    conanfile = recipe(options=options, settings=settings,
-                       dependencies={"boost": boost if boost is not None else GOOD_BOOST}, recipe_folder=source_dir)
+    if boost is NO_BOOST:
+        dependencies = {}
+    else:
+        dependencies = {"boost": boost if boost is not None else GOOD_BOOST}
+    conanfile = recipe(options=options, settings=settings, dependencies=dependencies, recipe_folder=source_dir)
     conanfile.set_version()
     conanfile.ref = f"{conanfile.name}/{conanfile.version}"
     return conanfile
 
 
-def run_recipe(recipe, source_dir, options):
+def effective_options(recipe, options):
+    values = {k: v for k, v in recipe.default_options.items() if ":" not in k}
+    values.update(options or {})
+    return values
+
+
+def run_recipe(recipe, source_dir, options, label=None):
     """Runs the methods Conan would run for one configuration; returns the instance with what they recorded."""
-    conanfile = instantiate(recipe, source_dir, options)
+    values = effective_options(recipe, options)
+    # Without a component that links Boost, the graph has no boost: validate() must not look for it.
+    boost = None if values.get("with_mpi", True) or values.get("with_cli", True) else NO_BOOST
+    conanfile = instantiate(recipe, source_dir, options, boost=boost)
     conanfile.export_sources()
     conanfile.configure()
     conanfile.layout()
     conanfile.requirements()
     conanfile.package_id()
-    conanfile.validate()
+    try:
+        conanfile.validate()
+    except KeyError as e:
+        fail(f"{label or 'conanfile.py'}: validate() looks up the dependency {e}, which this configuration does not "
+             "require")
     conanfile.generate()
     conanfile.build()
     conanfile.package()
@@ -305,26 +410,52 @@ def requirement_names(conanfile):
     return names
 
 
-def build_module_packages(conanfile):
-    """The find_package() names in the build modules the recipe saves and declares."""
+def saved_files(conanfile):
+    return {path: content for op, path, *rest in getattr(conanfile, "file_operations", []) if op == "save"
+            for content in rest}
+
+
+def build_modules(conanfile, label="conanfile.py"):
+    """{package found: the cputrain targets the module adds to} over the build modules the recipe declares."""
     modules = conanfile.cpp_info.get_property("cmake_build_modules") or []
-    saved = {path: content for op, path, *rest in getattr(conanfile, "file_operations", []) if op == "save"
-             for content in rest}
-    found = set()
+    saved = saved_files(conanfile)
+    found = {}
     for module in modules:
         path = os.path.join(conanfile.package_folder, module)
         if path not in saved:
-            fail(f"conanfile.py: package_info() declares the build module {module} but package() does not write it")
+            fail(f"{label}: package_info() declares the build module {module} but package() does not write it")
             continue
-        found |= set(re.findall(r"find_package\((\w+)", saved[path]))
-        if f"TARGET {TARGET}" not in saved[path]:
-            fail(f"conanfile.py: the build module {module} must add to {TARGET}")
+        targets = set(re.findall(r"TARGET (cputrain::\w+)", saved[path]))
+        if not targets:
+            fail(f"{label}: the build module {module} adds to no cputrain target")
+        for package in re.findall(r"find_package\((\w+)", saved[path]):
+            found.setdefault(package, set()).update(targets)
+    for name, component in conanfile.cpp_info.components.items():
+        if component.get_property("cmake_build_modules"):
+            fail(f"{label}: component {name!r} declares cmake_build_modules: declare them on self.cpp_info, where "
+                 "CMakeDeps reads them")
     return found
 
 
-def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas, expect_onednn=False):
+def components_by_target(conanfile, label):
+    """{cmake_target_name: (component name, component)}; every component must name its target."""
+    result = {}
+    for name, component in conanfile.cpp_info.components.items():
+        target = component.get_property("cmake_target_name")
+        if not target:
+            fail(f"{label}: component {name!r} sets no cmake_target_name (CMakeDeps would call it cputrain::{name})")
+            continue
+        if target in result:
+            fail(f"{label}: components {result[target][0]!r} and {name!r} both name the target {target}")
+        result[target] = (name, component)
+    return result
+
+
+def check_configuration(recipe, source_dir, options, components):
     label = f"conanfile.py with {options or 'default options'}"
-    conanfile = run_recipe(recipe, source_dir, options)
+    values = effective_options(recipe, options)
+    gates = {gate for option, gate in CONAN_OPTION_GATES.items() if values.get(option)}
+    conanfile = run_recipe(recipe, source_dir, options, label)
     if conanfile.version != tree_version(source_dir):
         fail(f"{label}: set_version() gives {conanfile.version}, version.hpp says {tree_version(source_dir)}")
     if getattr(conanfile, "package_type", None) != "header-library":
@@ -348,8 +479,9 @@ def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas, 
         fail(f"{label}: generate() must write a CMakeToolchain")
     else:
         expected = {"CPUTRAIN_BUILD_TESTS": False, "CPUTRAIN_BUILD_EXAMPLES": False, "CPUTRAIN_BUILD_BENCHMARKS": False,
-                    "CPUTRAIN_WITH_HWLOC": "ON" if expect_hwloc else "OFF",
-                    "CPUTRAIN_WITH_ONEDNN": "ON" if expect_onednn else "OFF", "CPUTRAIN_USE_BLAS": expect_blas}
+                    "CPUTRAIN_WITH_MPI": "mpi" in gates, "CPUTRAIN_WITH_CLI": "cli" in gates,
+                    "CPUTRAIN_WITH_HWLOC": "ON" if "hwloc" in gates else "OFF",
+                    "CPUTRAIN_WITH_ONEDNN": "ON" if "onednn" in gates else "OFF", "CPUTRAIN_USE_BLAS": "blas" in gates}
         for variable, value in expected.items():
             if tc.cache_variables.get(variable) != value:
                 fail(f"{label}: generate() sets {variable}={tc.cache_variables.get(variable)!r}, expected {value!r}")
@@ -358,54 +490,107 @@ def check_configuration(recipe, source_dir, options, expect_hwloc, expect_blas, 
     if "install" not in getattr(conanfile, "cmake_steps", []):
         fail(f"{label}: package() must install with CMake")
 
+    # The package's own cpp_info: names only. With components, CMakeDeps builds its targets from the components, and
+    # Conan refuses requires on the package's cpp_info next to components.
     info = conanfile.cpp_info
+    component_targets = {TARGET} | {f"cputrain::{c}" for c in components}
     if info.get_property("cmake_file_name") != "cputrain":
         fail(f"{label}: cmake_file_name is {info.get_property('cmake_file_name')!r}, expected 'cputrain'")
-    if info.get_property("cmake_target_name") != TARGET:
-        fail(f"{label}: cmake_target_name is {info.get_property('cmake_target_name')!r}, expected {TARGET!r}")
-    if info.libdirs or info.bindirs:
-        fail(f"{label}: a header-only package has no libdirs or bindirs")
+    root_target = info.get_property("cmake_target_name") or TARGET  # CMakeDeps' default: cputrain::cputrain
+    if root_target in component_targets:
+        fail(f"{label}: the package's cmake_target_name is {root_target}: CMakeDeps makes that target link every "
+             "component, so it must not be a component's name (the lean cputrain::cputrain would link MPI, Boost and "
+             "hwloc, and itself)")
+    for field in ("requires", "defines", "system_libs"):
+        if getattr(info, field):
+            fail(f"{label}: self.cpp_info.{field} is {getattr(info, field)}: with components it belongs to a component")
 
-    expected_defines = {"EIGEN_DONT_PARALLELIZE"}
-    if expect_hwloc:
-        expected_defines.add("CPUTRAIN_HAVE_HWLOC=1")
-    if expect_onednn:
-        expected_defines.add("CPUTRAIN_HAVE_ONEDNN=1")
-    if expect_blas:
-        expected_defines |= {"EIGEN_USE_BLAS", "CPUTRAIN_USE_BLAS=1"}
-    if set(info.defines) != expected_defines:
-        fail(f"{label}: defines {sorted(info.defines)}, expected {sorted(expected_defines)}")
+    by_target = components_by_target(conanfile, label)
+    expected_targets = {TARGET} | {f"cputrain::{c}" for c in components if c in gates}
+    for target in sorted(expected_targets - set(by_target)):
+        fail(f"{label}: no component has cmake_target_name {target}")
+    for target in sorted(set(by_target) - expected_targets):
+        fail(f"{label}: component {by_target[target][0]!r} ({target}) should not exist with these options")
+    core_name = by_target.get(TARGET, (None, None))[0]
+    for name, component in info.components.items():
+        if component.libdirs or component.bindirs:
+            fail(f"{label}: component {name!r}: a header-only package has no libdirs or bindirs")
+        if component.includedirs != ["include"]:
+            fail(f"{label}: component {name!r}: includedirs {component.includedirs}, expected ['include']")
+        for entry in component.requires:
+            if "::" not in entry and entry not in info.components:
+                fail(f"{label}: component {name!r} requires {entry!r}, which is no component of the package")
 
-    expected_requires = {"eigen::eigen", "onetbb::libtbb", "onetbb::tbbmalloc", "boost::mpi", "boost::program_options",
-                         "nlohmann_json::nlohmann_json", "utf8proc::utf8proc"}
-    if expect_hwloc:
-        expected_requires.add("hwloc::hwloc")
-    if expect_onednn:
-        expected_requires.add("onednn::onednn")
-    if expect_blas:
-        expected_requires.add("openblas::openblas")
-    if set(info.requires) != expected_requires:
-        fail(f"{label}: cpp_info.requires {sorted(info.requires)}, expected {sorted(expected_requires)}")
+    # What each target needs, as cmake/cputrain-dependencies.cmake links it.
+    expected = {TARGET: ({"eigen::eigen", "onetbb::libtbb", "onetbb::tbbmalloc", "nlohmann_json::nlohmann_json",
+                          "utf8proc::utf8proc"}, {"EIGEN_DONT_PARALLELIZE"}, ["pthread"])}
+    if "onednn" in gates:
+        expected[TARGET][0].add("onednn::onednn")
+        expected[TARGET][1].add("CPUTRAIN_HAVE_ONEDNN=1")
+    if "blas" in gates:
+        expected[TARGET][0].add("openblas::openblas")
+        expected[TARGET][1].update({"EIGEN_USE_BLAS", "CPUTRAIN_USE_BLAS=1"})
+    component_needs = {"mpi": ({"boost::mpi"}, set()), "cli": ({"boost::program_options"}, set()),
+                       "hwloc": ({"hwloc::hwloc"}, {"CPUTRAIN_HAVE_HWLOC=1"})}
+    for component in components:
+        requires, defines = component_needs[component]
+        expected[f"cputrain::{component}"] = ({core_name} | requires, defines, [])
+    for target, (name, component) in sorted(by_target.items()):
+        if target not in expected:
+            continue
+        requires, defines, system_libs = expected[target]
+        if set(component.requires) != requires:
+            fail(f"{label}: component {name!r} ({target}) requires {sorted(component.requires)}, expected "
+                 f"{sorted(r for r in requires if r)}")
+        if set(component.defines) != defines:
+            fail(f"{label}: component {name!r} ({target}) defines {sorted(component.defines)}, expected "
+                 f"{sorted(defines)}")
+        if list(component.system_libs) != system_libs:
+            fail(f"{label}: component {name!r} ({target}) system_libs {component.system_libs}, expected {system_libs}")
 
     required = requirement_names(conanfile)
-    # Conan refuses a recipe whose cpp_info.requires leaves out a direct requirement, or names one it lacks.
-    used = {entry.split("::")[0] for entry in info.requires}
+    # Conan refuses a recipe whose components leave out a direct requirement, or name a package it does not require.
+    used = {entry.split("::")[0] for c in info.components.values() for entry in c.requires if "::" in entry}
     if used != set(required):
-        fail(f"{label}: requirements() asks for {sorted(required)} but cpp_info.requires uses {sorted(used)}")
+        fail(f"{label}: requirements() asks for {sorted(required)} but the components use {sorted(used)}")
     for name, (reference, traits) in required.items():
         if not (traits.get("transitive_headers") and traits.get("transitive_libs")):
             fail(f"{label}: {reference} must be transitive_headers and transitive_libs (cputrain's headers include it)")
     if "openmpi" in required:
         fail(f"{label}: requires openmpi, but ConanCenter's Boost.MPI is built against the system MPI")
-    if "MPI" not in build_module_packages(conanfile):
-        fail(f"{label}: no build module finds MPI: consumers would not link the MPI that Boost.MPI uses")
+    if ("boost" in required) != bool(gates & {"mpi", "cli"}):
+        fail(f"{label}: requires boost {'without' if 'boost' in required else 'with'} a component that links it "
+             "(with_mpi, with_cli)")
+
+    # The system MPI, through the build module: to cputrain::mpi alone, and only when there is one.
+    modules = build_modules(conanfile, label)
+    module_path = os.path.join(conanfile.package_folder, "lib", "cmake")
+    if not any(path.startswith(module_path) and "MPI" in content for path, content in saved_files(conanfile).items()):
+        fail(f"{label}: package() must write the MPI build module whatever the options (package_id() makes one "
+             "package serve every option)")
+    if "mpi" in gates:
+        if "MPI" not in modules:
+            fail(f"{label}: no build module finds MPI: consumers of cputrain::mpi would not link the MPI that "
+                 "Boost.MPI uses")
+        elif modules["MPI"] != {"cputrain::mpi"}:
+            fail(f"{label}: the MPI build module adds to {sorted(modules['MPI'])}, expected cputrain::mpi alone "
+                 "(cputrain::cputrain needs no MPI)")
+    elif modules:
+        fail(f"{label}: without with_mpi, package_info() must declare no build module (it finds "
+             f"{sorted(modules)} for a cputrain::mpi that does not exist)")
 
     dependency_options = {k: v for k, v in recipe.default_options.items() if ":" in k}
-    if dependency_options.get("boost/*:without_mpi") is not False:
-        fail(f"{label}: default_options must build Boost.MPI (\"boost/*:without_mpi\": False)")
+    if "boost/*:without_mpi" in dependency_options:
+        fail(f"{label}: default_options must not set boost/*:without_mpi: configure() asks for Boost.MPI only "
+             "with with_mpi (Boost.MPI needs a system MPI)")
+    boost_without_mpi = conanfile.options["boost"].get_safe("without_mpi")
+    if "mpi" in gates and boost_without_mpi is not False:
+        fail(f"{label}: with with_mpi, configure() must build Boost.MPI (self.options[\"boost\"].without_mpi = False)")
+    if "mpi" not in gates and boost_without_mpi is False:
+        fail(f"{label}: without with_mpi, configure() must not ask for Boost.MPI (it needs a system MPI)")
     if dependency_options.get("onetbb/*:tbbmalloc") is not True:
         fail(f"{label}: default_options must build tbbmalloc (\"onetbb/*:tbbmalloc\": True)")
-    if expect_blas and conanfile.options["openblas"].get_safe("shared") is not True:
+    if "blas" in gates and conanfile.options["openblas"].get_safe("shared") is not True:
         fail(f"{label}: with OpenBLAS, configure() must ask for a shared libopenblas (FindBLAS links it)")
     return conanfile
 
@@ -418,6 +603,17 @@ def expect_invalid(recipe, source_dir, why, **kwargs):
     except ConanInvalidConfiguration:
         return
     fail(f"conanfile.py: validate() accepts {why}")
+
+
+def expect_valid(recipe, source_dir, why, **kwargs):
+    from conan.errors import ConanInvalidConfiguration
+    conanfile = instantiate(recipe, source_dir, **kwargs)
+    try:
+        conanfile.validate()
+    except ConanInvalidConfiguration as e:
+        fail(f"conanfile.py: validate() refuses {why}: {e}")
+    except KeyError as e:
+        fail(f"conanfile.py: validate() looks up the dependency {e} for {why}")
 
 
 def run_conanfile(args):
@@ -439,54 +635,110 @@ def run_conanfile(args):
         fail("conanfile.py: license must be Apache-2.0 (LICENSE)")
     if set(recipe.options) != set(CONAN_OPTION_GATES):
         fail(f"conanfile.py: options {sorted(recipe.options)}, expected {sorted(CONAN_OPTION_GATES)}")
+    for option, default in CONAN_OPTION_DEFAULTS.items():
+        if recipe.default_options.get(option) is not default:
+            fail(f"conanfile.py: default_options[{option!r}] is {recipe.default_options.get(option)!r}, "
+                 f"expected {default}")
+    components = cmake_components(args.source_dir)
 
-    check_configuration(recipe, args.source_dir, {}, expect_hwloc=True, expect_blas=False)
-    check_configuration(recipe, args.source_dir, {"with_openblas": True}, expect_hwloc=True, expect_blas=True)
-    check_configuration(recipe, args.source_dir, {"with_hwloc": False}, expect_hwloc=False, expect_blas=False)
-    check_configuration(recipe, args.source_dir, {"with_onednn": True}, expect_hwloc=True, expect_blas=False,
-                        expect_onednn=True)
+    for options in ({}, {"with_openblas": True}, {"with_hwloc": False}, {"with_onednn": True}, {"with_mpi": False},
+                    {"with_cli": False}, {"with_mpi": False, "with_cli": False},
+                    {"with_mpi": False, "with_cli": False, "with_hwloc": False}):
+        check_configuration(recipe, args.source_dir, options, components)
     expect_invalid(recipe, args.source_dir, "C++17", settings={"os": "Linux", "compiler.cppstd": "17"})
     expect_invalid(recipe, args.source_dir, "Windows", settings={"os": "Windows"})
     expect_invalid(recipe, args.source_dir, "a boost without Boost.MPI", boost=dict(GOOD_BOOST, without_mpi=True))
+    expect_invalid(recipe, args.source_dir, "a boost without Boost.ProgramOptions",
+                   boost=dict(GOOD_BOOST, without_program_options=True))
     expect_invalid(recipe, args.source_dir, "a header-only boost", boost=dict(GOOD_BOOST, header_only=True))
+    expect_valid(recipe, args.source_dir, "a boost without Boost.MPI when with_mpi=False",
+                 options={"with_mpi": False}, boost=dict(GOOD_BOOST, without_mpi=True))
+    expect_valid(recipe, args.source_dir, "a boost without Boost.ProgramOptions when with_cli=False",
+                 options={"with_cli": False}, boost=dict(GOOD_BOOST, without_program_options=True))
+    expect_valid(recipe, args.source_dir, "a graph without boost when with_mpi=False and with_cli=False",
+                 options={"with_mpi": False, "with_cli": False}, boost=NO_BOOST)
 
     test_package = open(os.path.join(args.source_dir, "test_package", "conanfile.py"), encoding="utf-8").read()
     if "self.tested_reference_str" not in test_package:
         fail("test_package/conanfile.py: must require self.tested_reference_str")
-    if not re.search(r"find_package\(cputrain CONFIG REQUIRED\)", open(
-            os.path.join(args.source_dir, "test_package", "CMakeLists.txt"), encoding="utf-8").read()):
+    test_cmake = open(os.path.join(args.source_dir, "test_package", "CMakeLists.txt"), encoding="utf-8").read()
+    if not re.search(r"find_package\(cputrain CONFIG REQUIRED\)", test_cmake):
         fail("test_package/CMakeLists.txt: must find_package(cputrain CONFIG REQUIRED)")
+    if not re.search(r"target_link_libraries\(test_package PRIVATE cputrain::cputrain\)", test_cmake):
+        fail("test_package/CMakeLists.txt: must link cputrain::cputrain")
     finish("conanfile.py")
 
 
 # ----------------------------------------------------------------------------------------------------- agreement
 
+COMPONENT_BRANCH = re.compile(r'"\$\{_cputrain_component\}"\s+STREQUAL\s+"(\w+)"')
+COMPONENT_MACRO = "_cputrain_component_dependencies"
+COMPONENT_LINK_FUNCTION = "cputrain_link_component_dependencies"
+
+
 def cmake_dependencies(source_dir):
-    """{library: gate} from cmake/cputrain-dependencies.cmake: gate is 'always' or the if() variable's gate."""
+    """{library: gate} from cmake/cputrain-dependencies.cmake: gate is 'always', the gate of the if()s' variable,
+    or the component whose branch of _cputrain_component_dependencies finds it. Also checks that the branches of
+    that macro and of cputrain_link_component_dependencies are the components of CMakeLists.txt."""
     path = os.path.join(source_dir, "cmake", "cputrain-dependencies.cmake")
     result = {}
-    conditions = []
+    # Each entry: [kind ('if' or 'def'), text (the condition, or the macro/function name), in an else() branch].
+    stack = []
+    branches = {COMPONENT_MACRO: set(), COMPONENT_LINK_FUNCTION: set()}
     for number, raw in enumerate(open(path, encoding="utf-8"), 1):
         line = raw.split("#", 1)[0].strip()
+        where = f"{path}:{number}"
         if re.match(r"(if|elseif)\s*\(", line):
             if line.startswith("if"):
-                conditions.append(line)
+                stack.append(["if", line, False])
+            elif not stack or stack[-1][0] != "if":
+                fail(f"{where}: elseif() outside an if() (the parser no longer understands the file?)")
             else:
-                conditions[-1] = line
+                stack[-1][1:] = [line, False]
+            definition = next((e[1] for e in reversed(stack) if e[0] == "def"), None)
+            match = COMPONENT_BRANCH.search(line)
+            if match and definition == COMPONENT_MACRO:
+                branches[COMPONENT_MACRO].add(match.group(1))
+            match = re.search(r'\bcomponent\s+STREQUAL\s+"(\w+)"', line)
+            if match and definition == COMPONENT_LINK_FUNCTION:
+                branches[COMPONENT_LINK_FUNCTION].add(match.group(1))
+            continue
+        if re.match(r"else\s*\(", line):
+            if stack and stack[-1][0] == "if":
+                stack[-1][2] = True
             continue
         if re.match(r"endif\s*\(", line):
-            conditions.pop()
+            if not stack or stack.pop()[0] != "if":
+                fail(f"{where}: endif() without an if() (the parser no longer understands the file?)")
             continue
-        if re.match(r"(macro|function)\s*\(", line):
-            conditions.append("<definition>")
+        match = re.match(r"(macro|function)\s*\(\s*(\w+)", line)
+        if match:
+            stack.append(["def", match.group(2), False])
             continue
         if re.match(r"end(macro|function)\s*\(", line):
-            conditions.pop()
+            if not stack or stack.pop()[0] != "def":
+                fail(f"{where}: end of a definition inside an if() (the parser no longer understands the file?)")
             continue
-        if "<definition>" in conditions:
-            continue
+
+        # The component whose branch this line is in (only inside _cputrain_component_dependencies).
+        component = None
+        definition = next((e[1] for e in reversed(stack) if e[0] == "def"), None)
+        if definition == COMPONENT_MACRO:
+            for kind, text, in_else in stack:
+                match = COMPONENT_BRANCH.search(text) if kind == "if" and not in_else else None
+                if match:
+                    component = match.group(1)
         names = []
-        match = re.match(r"(?:_cputrain_find_package|find_package)\((\w+)(.*)\)$", line)
+        match = re.match(r"_cputrain_find_component_package\(\S+\s+(\w+)(.*)\)$", line)
+        if match:
+            if component is None:
+                fail(f"{where}: _cputrain_find_component_package() outside a component's branch of {COMPONENT_MACRO}")
+        else:
+            match = re.match(r"(?:_cputrain_find_package|find_package)\((\w+)(.*)\)$", line)
+            if match and component is not None and line.startswith("_cputrain_find_package("):
+                fail(f"{where}: the {component} component's dependency {match.group(1)} must be found by "
+                     "_cputrain_find_component_package(), or the package config fails when it is missing instead of "
+                     "leaving the component out")
         if match:
             package, rest = match.groups()
             components = re.search(r"COMPONENTS\s+([\w\s]+)", rest)
@@ -500,22 +752,38 @@ def cmake_dependencies(source_dir):
         match = re.match(r"find_library\(\w+\s+(?:NAMES\s+)?([\w+-]+)", line)
         if match:
             names = [match.group(1)]
-        line_gates = {gate for variable, gate in CMAKE_GATE_VARIABLES.items() if any(variable in c for c in conditions)}
+        line_gates = {gate for variable, gate in CMAKE_GATE_VARIABLES.items()
+                      if any(kind == "if" and re.search(rf"\b{variable}\b", text) for kind, text, _ in stack)}
+        if component is not None:
+            line_gates.add(component)
         for name in names:
             if name in CMAKE_TOOLS:
                 continue
             if name in CMAKE_PROBES:
                 if line_gates != {CMAKE_PROBES[name]} or not re.search(r"\bQUIET\b", line):
-                    fail(f"{path}:{number}: {name} may only be looked for QUIET under the {CMAKE_PROBES[name]} gate "
+                    fail(f"{where}: {name} may only be looked for QUIET under the {CMAKE_PROBES[name]} gate "
                          "(it only chooses how that library is found)")
                 continue
             if name not in CMAKE_NAMES:
-                fail(f"{path}:{number}: {name} is not in check_recipes.py's tables: add it to every recipe and there")
+                fail(f"{where}: {name} is not in check_recipes.py's tables: add it to every recipe and there")
                 continue
-            gate = next(iter(line_gates)) if len(line_gates) == 1 else "always"
+            if len(line_gates) > 1:
+                fail(f"{where}: {name} is found under several gates at once: {sorted(line_gates)}")
+                continue
+            gate = next(iter(line_gates)) if line_gates else "always"
+            if gate in COMPONENT_GATES and component is None and not re.search(r"\bQUIET\b", line):
+                fail(f"{where}: {name}, a dependency of the {gate} component, must be found QUIET or by "
+                     "_cputrain_find_component_package() (the package config leaves the component out without it)")
             library = CMAKE_NAMES[name]
             if result.setdefault(library, gate) != gate:
-                fail(f"{path}:{number}: {library} is found under two different conditions")
+                fail(f"{where}: {library} is found under two different conditions ({result[library]} and {gate})")
+    if stack:
+        fail(f"{path}: {len(stack)} if()/macro()/function() left open (the parser no longer understands the file?)")
+    components = cmake_components(source_dir)
+    for definition, found in branches.items():
+        if found != set(components):
+            fail(f"{path}: {definition}() has branches for {sorted(found)}, but CMakeLists.txt's components are "
+                 f"{sorted(components)}")
     return result
 
 
@@ -549,35 +817,68 @@ def vcpkg_dependencies(path):
     return result
 
 
+def conan_libraries(conanfile, label):
+    """{library: the cputrain target that gets it} for one configuration of the recipe."""
+    found = {}
+    for name, component in conanfile.cpp_info.components.items():
+        target = component.get_property("cmake_target_name") or f"cputrain::{name}"
+        for entry in component.requires:
+            if "::" not in entry:
+                continue  # another component of cputrain
+            key = entry if entry in CONAN_NAMES else entry.split("::")[0]
+            if key not in CONAN_NAMES:
+                fail(f"{label}: {entry} is not in check_recipes.py's tables: add it to every recipe and there")
+                continue
+            found.setdefault(CONAN_NAMES[key], set()).add(target)
+    for package, targets in build_modules(conanfile, label).items():
+        if package not in CONAN_NAMES:
+            fail(f"{label}: its build module finds {package}, which is not in check_recipes.py's tables")
+            continue
+        found.setdefault(CONAN_NAMES[package], set()).update(targets)
+    return found
+
+
 def conan_dependencies(source_dir):
+    """{library: gate} from conanfile.py, by turning one option on at a time; a library a component's option adds
+    must go to that component's target, and the others to cputrain::cputrain."""
     recipe, _ = load_conanfile(source_dir)
     if recipe is None:
         return {}
-
-    def libraries(options):
-        conanfile = run_recipe(recipe, source_dir, options)
-        found = set()
-        for entry in conanfile.cpp_info.requires:
-            package = entry.split("::")[0]
-            key = entry if entry in CONAN_NAMES else package
-            if key not in CONAN_NAMES:
-                fail(f"conanfile.py: {entry} is not in check_recipes.py's tables: add it to every recipe and there")
-                continue
-            found.add(CONAN_NAMES[key])
-        for package in build_module_packages(conanfile):
-            if package not in CONAN_NAMES:
-                fail(f"conanfile.py: its build module finds {package}, which is not in check_recipes.py's tables")
-                continue
-            found.add(CONAN_NAMES[package])
-        return found
-
     none = {option: False for option in CONAN_OPTION_GATES}
-    base = libraries(none)
+    label = "conanfile.py with every option off"
+    base = conan_libraries(run_recipe(recipe, source_dir, none, label), label)
     result = {library: "always" for library in base}
+    placement = dict(base)
     for option, gate in CONAN_OPTION_GATES.items():
-        for library in libraries(dict(none, **{option: True})) - base:
+        label = f"conanfile.py with {option}=True alone"
+        found = conan_libraries(run_recipe(recipe, source_dir, dict(none, **{option: True}), label), label)
+        for library in sorted(set(found) - set(base)):
             result[library] = gate
+            placement[library] = found[library]
+    for library, gate in sorted(result.items()):
+        expected = {f"cputrain::{gate}"} if gate in COMPONENT_GATES else {TARGET}
+        if placement[library] != expected:
+            fail(f"conanfile.py: {library} ({gate}) goes to {sorted(placement[library])}, expected "
+                 f"{sorted(expected)}")
     return result
+
+
+def check_component_names(source_dir):
+    """Every component target the CMake package can export has a Conan component of that name (all options on)
+    and is named by the vcpkg usage text."""
+    components = cmake_components(source_dir)
+    targets = {TARGET} | {f"cputrain::{c}" for c in components}
+    recipe, _ = load_conanfile(source_dir)
+    if recipe is not None:
+        label = "conanfile.py with every option on"
+        conanfile = run_recipe(recipe, source_dir, {option: True for option in CONAN_OPTION_GATES}, label)
+        conan_targets = set(components_by_target(conanfile, label))
+        for target in sorted(targets - conan_targets):
+            fail(f"{label}: no component has cmake_target_name {target} (the CMake package exports it)")
+        for target in sorted(conan_targets - targets):
+            fail(f"{label}: a component has cmake_target_name {target}, which the CMake package does not export")
+    usage = open(os.path.join(source_dir, PORT_DIR, "usage"), encoding="utf-8").read()
+    check_usage_names_components(usage, components)
 
 
 def run_agreement(args):
@@ -598,6 +899,11 @@ def run_agreement(args):
         gates = {name: found.get(library, "missing") for name, found in lists.items()}
         if len(set(gates.values())) != 1:
             fail(f"{library}: " + "; ".join(f"{name}: {gate}" for name, gate in gates.items()))
+    for gate in COMPONENT_GATES:
+        if gate not in reference.values():
+            fail(f"{reference_name}: no dependency of the {gate} component found (the parser no longer understands "
+                 "the file?)")
+    check_component_names(args.source_dir)
     finish("dependency lists")
 
 

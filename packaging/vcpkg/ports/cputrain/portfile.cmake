@@ -22,8 +22,12 @@ endif()
 # Header-only: one configuration is enough.
 set(VCPKG_BUILD_TYPE release)
 
+# Each feature turns on what it names, and each is ON or OFF (never AUTO): the components mpi, cli and hwloc
+# (cputrain::mpi, cputrain::cli, cputrain::hwloc, each with its own export file) and the core's oneDNN and BLAS.
 vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS
   FEATURES
+    mpi       CPUTRAIN_WITH_MPI
+    cli       CPUTRAIN_WITH_CLI
     hwloc     CPUTRAIN_WITH_HWLOC
     onednn    CPUTRAIN_WITH_ONEDNN
     openblas  CPUTRAIN_USE_BLAS

@@ -33,7 +33,9 @@ class _Values:
         self._values.pop(name, None)
 
 
-class _CppInfo:
+class _Component:
+    """One cpp_info (the package's, or a component's): the fields a header-only recipe sets, and properties."""
+
     def __init__(self):
         self.properties = {}
         self.requires = []
@@ -42,13 +44,26 @@ class _CppInfo:
         self.bindirs = ["bin"]
         self.libdirs = ["lib"]
         self.includedirs = ["include"]
-        self.components = {}
 
     def set_property(self, name, value):
         self.properties[name] = value
 
     def get_property(self, name):
         return self.properties.get(name)
+
+
+class _Components(dict):
+    """cpp_info.components: as in Conan, naming a component creates it (in the order first named)."""
+
+    def __missing__(self, name):
+        component = self[name] = _Component()
+        return component
+
+
+class _CppInfo(_Component):
+    def __init__(self):
+        super().__init__()
+        self.components = _Components()
 
 
 class _Info:
