@@ -2,7 +2,7 @@
 # The README's first command: installs what is missing, builds run_qa in Release (in build/demo), writes the demo data and trains
 # a small BERT on it from scratch, then evaluates it — nothing is downloaded.
 #
-# The data (cputrain-make-demo-data, include/cputrain/data/demo_squad.hpp) is SQuAD v2.0 of made-up facts: train
+# The data (cputrain-make-demo-data, examples/demo/) is SQuAD v2.0 of made-up facts: train
 # questions about 12,000 paragraphs, and dev questions about people, towns, companies and rivers that train never
 # names, a fifth of them unanswerable; some paragraphs need several 128-token windows. The model, the data and
 # the run all land in build/demo-qa/; output/ is a Hugging Face model directory (model.safetensors, config.json,

@@ -2,7 +2,7 @@
 // needs nothing downloaded:
 //
 //   cputrain-make-demo-data --output_dir demo --version_2_with_negative
-//   -> demo/train.json, demo/dev.json            SQuAD files of made-up facts (data/demo_squad.hpp); dev.json's
+//   -> demo/train.json, demo/dev.json            SQuAD files of made-up facts (examples/demo/); dev.json's
 //                                                people, towns, companies and rivers never occur in train.json
 //      demo/model/{config.json,vocab.txt,tokenizer_config.json}
 //                                                a small BERT to train from scratch (no weights)
@@ -10,7 +10,10 @@
 // Without --version_2_with_negative every question has an answer and the files say version "1.1". The same flags
 // give the same files, byte for byte. Exit status: 0, 1 when a file cannot be written, 2 for a bad command line.
 #include <cputrain/core/error.hpp>
-#include <cputrain/data/demo_squad.hpp>
+#include <cputrain/data/squad_writer.hpp>
+
+#include "demo/demo_model.hpp"
+#include "demo/demo_squad.hpp"
 
 #include <cstdint>
 #include <exception>
@@ -23,7 +26,7 @@
 namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
-  const cputrain::data::demo_squad_options defaults;
+  const cputrain::demo::demo_squad_options defaults;
   po::options_description options("cputrain-make-demo-data: SQuAD files of made-up facts and a small BERT to train");
   std::string output_dir;
   std::size_t train_paragraphs = defaults.paragraphs;
@@ -64,20 +67,20 @@ int main(int argc, char** argv) {
     fs::create_directories(dir, ec);
     if (ec) throw cputrain::error("--output_dir " + output_dir + ": cannot create it: " + ec.message());
 
-    cputrain::data::demo_squad_options train;
+    cputrain::demo::demo_squad_options train;
     train.seed = seed;
     train.paragraphs = train_paragraphs;
     train.unanswerable_fraction = args.count("version_2_with_negative") ? defaults.unanswerable_fraction : 0.0;
-    cputrain::data::demo_squad_options eval = train;
+    cputrain::demo::demo_squad_options eval = train;
     eval.seed = seed + 1;
-    eval.split = cputrain::data::demo_split::eval;
+    eval.split = cputrain::demo::demo_split::eval;
     eval.paragraphs = eval_paragraphs;
 
-    const auto train_set = cputrain::data::make_demo_squad(train);
-    const auto eval_set = cputrain::data::make_demo_squad(eval);
+    const auto train_set = cputrain::demo::make_demo_squad(train);
+    const auto eval_set = cputrain::demo::make_demo_squad(eval);
     cputrain::data::write_squad_json(train_set, dir / "train.json");
     cputrain::data::write_squad_json(eval_set, dir / "dev.json");
-    cputrain::data::write_demo_model_dir(dir / "model");
+    cputrain::demo::write_demo_model_dir(dir / "model");
     std::cout << "cputrain-make-demo-data: " << (dir / "train.json").string() << " (" << train_set.examples.size()
               << " questions), " << (dir / "dev.json").string() << " (" << eval_set.examples.size()
               << " questions), " << (dir / "model").string() << "/ (config.json, vocab.txt, tokenizer_config.json)\n";

@@ -3,10 +3,10 @@
 #pragma once
 
 #include "cputrain/data/data_error.hpp"      // IWYU pragma: export
-#include "cputrain/data/demo_squad.hpp"      // IWYU pragma: export
 #include "cputrain/data/python_text.hpp"     // IWYU pragma: export
 #include "cputrain/data/qa_features.hpp"     // IWYU pragma: export
 #include "cputrain/data/qa_postprocess.hpp"  // IWYU pragma: export
 #include "cputrain/data/squad_example.hpp"   // IWYU pragma: export
 #include "cputrain/data/squad_metrics.hpp"   // IWYU pragma: export
 #include "cputrain/data/squad_reader.hpp"    // IWYU pragma: export
+#include "cputrain/data/squad_writer.hpp"    // IWYU pragma: export

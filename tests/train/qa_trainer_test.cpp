@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "cputrain/data/demo_squad.hpp"
+#include "demo/demo_model.hpp"
+#include "demo/demo_squad.hpp"
 #include "cputrain/text/load_bert_tokenizer.hpp"
 #include "support/temp_dir.hpp"
 

@@ -1,14 +1,6 @@
-// cputrain::bf16 — the 16-bit brain-float storage scalar.
-//
-// bf16 stores tensors (GEMM inputs and activations kept for backward, under precision::bf16_mixed). It has
-// deliberately no arithmetic: compute happens in float after an explicit conversion, so nobody writes slow
-// scalar bf16 math by accident. Conversions:
-//   float -> bf16  round to nearest, ties to even; NaN stays a quiet NaN with its sign; +-Inf and +-0 exact;
-//                  subnormals are kept (never flushed); finite values that round past the largest bf16 become Inf.
-//   bf16 -> float  exact (the bf16 bits are the high half of the float).
-// The type is layout-compatible with std::uint16_t and Eigen::bfloat16, has std::numeric_limits and
-// Eigen::NumTraits specialisations, and so works as the scalar of Eigen::Map over bf16 buffers
-// (copies, blocks, transposes, .cast<float>()). Bulk conversion of spans lives in core/bf16_convert.hpp.
+// cputrain::bf16 — the 16-bit brain-float storage scalar, with no arithmetic of its own: compute happens in float
+// after an explicit conversion. float -> bf16 rounds to nearest even (NaN stays quiet, subnormals kept); bf16 ->
+// float is exact. Works as an Eigen scalar (numeric_limits, NumTraits); bulk conversion: core/bf16_convert.hpp.
 #pragma once
 
 #include <bit>

@@ -1,14 +1,6 @@
-// cputrain bulk fp32 <-> bf16 conversion of spans.
-//
-//   to_bf16(src, dst)       float -> bf16, bit for bit what the scalar bf16(float) gives (bf16.hpp): round to
-//                           nearest even, NaN -> quiet NaN with its sign, +-Inf/+-0 exact, subnormals kept.
-//   to_float(src, dst)      bf16 -> float, exact.
-//   bf16_conversion_isa()   which SIMD path this translation unit was compiled with.
-//
-// Both sizes must match and the two ranges must not overlap (else usage_error); two empty spans are a no-op.
-// The path is chosen at compile time from the compiler's instruction-set macros (-march=...): avx512bf16,
-// avx512 (F+BW), avx2, or a plain loop. Large spans are split over the caller's current oneTBB task arena; the
-// result never depends on the number of threads.
+// Bulk fp32 <-> bf16 conversion of spans: to_bf16(src, dst) (bit for bit the scalar bf16(float)), to_float(src,
+// dst) (exact), bf16_conversion_isa() (the SIMD path compiled in: avx512bf16, avx512, avx2 or scalar). Sizes must
+// match and ranges not overlap (usage_error); large spans run in the current oneTBB arena, thread-count-independent.
 #pragma once
 
 #include <algorithm>

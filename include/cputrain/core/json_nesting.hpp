@@ -1,14 +1,6 @@
-// A bound on how deeply JSON from outside may nest, for every reader of small JSON files (config.json,
-// tokenizer_config.json, run_qa's arguments file).
-//
-//   json_nesting_limit<Json>(on_too_deep)   a parser callback for Json::parse (nlohmann::json or ordered_json) that
-//                                           calls on_too_deep() — which must throw the reader's own error, naming
-//                                           its file — at the first value nested deeper than json_max_nesting
-//
-// Why: nlohmann parses any depth without recursion, but copying a value or printing it (as error messages do)
-// recurses once per level, so a hostile file of a million nested brackets would overflow the stack (found by the
-// fuzz targets' deep-nesting regressions, tests/fuzz). No file these readers take nests beyond 3 levels, and
-// Python's json gives up near 1000.
+// json_nesting_limit<Json>(on_too_deep): a parser callback for nlohmann's Json::parse that calls on_too_deep()
+// (which throws the reader's own error) at the first value nested deeper than json_max_nesting. Every reader of
+// small JSON files from outside uses it: copying or printing deep JSON recurses once per level.
 #pragma once
 
 #include <utility>

@@ -1,20 +1,7 @@
-// cputrain::data::qa_features — SQuAD examples turned into model inputs as run_qa.py's prepare_train_features and
-// prepare_validation_features make them: "[CLS] question [SEP] context [SEP]", only the context truncated to
-// max_seq_length, a long context cut into windows that overlap by doc_stride tokens (Hugging Face's `stride`,
-// windows starting every budget - doc_stride tokens), and for training the answer's start and end token positions
-// ([CLS], position 0, when the answer is not wholly inside the window or there is none).
-//
-// Stored compactly, because SQuAD's training set makes ~90,000 features: each distinct context's tokens and their
-// code-point offsets are kept once, each question's tokens once, and a feature is where its window and its
-// question lie in those stores, plus its labels; token types and the attention mask follow from where the context
-// starts and the length, and padding is added only when a batch is assembled (to max_seq_length, or to the
-// longest feature of the batch). So memory follows contexts + questions + features, not questions x contexts.
-// Contexts are tokenized once however many questions share them, on all cores (oneTBB), and the result does not
-// depend on the number of threads.
-//
-// One deliberate difference from run_qa.py: when the answer starts in the last context token of a window,
-// run_qa.py's search runs past the context into [SEP] and padding (whose offsets are (0, 0)) and labels the start
-// after the end; here the search stays inside the context, which gives that token.
+// cputrain::data::qa_features — SQuAD examples as model inputs, as run_qa.py's prepare_train_features and
+// prepare_validation_features make them: "[CLS] question [SEP] context [SEP]", long contexts cut into windows
+// overlapping by doc_stride, start/end labels ([CLS] when the answer is not in the window). Stored compactly
+// (contexts and questions once, padding added per batch); one deliberate difference: docs/text-and-data.md.
 #pragma once
 
 #include <algorithm>

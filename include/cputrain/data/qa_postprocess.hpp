@@ -1,17 +1,7 @@
-// cputrain::data::postprocess_qa_predictions — from the model's start and end logits to an answer text per
-// question, as run_qa.py's postprocess_qa_predictions (utils_qa.py) does it, so that predictions.json,
-// nbest_predictions.json and null_odds.json come out the same:
-//
-//   for each example, over all its features: the n_best_size best start and the n_best_size best end positions
-//   (over every position of the row, as numpy's argsort picks them); spans that lie in the context, end after they
-//   start and are at most max_answer_length tokens; scored start + end logit (in float32, as numpy adds them);
-//   the n_best_size best kept, their text cut from the original context by code-point offsets, probabilities by
-//   softmax over the kept scores. SQuAD v2: the null answer ([CLS] start + [CLS] end, the smallest over the
-//   features) competes too; the prediction is "" when null score - best non-null score > null_score_diff_threshold.
-//
-// The logits are given row by row, one row per feature with `row_length` positions each (the trainer keeps rows
-// of max_seq_length; positions past a feature's length hold whatever the model produced there, or -100 as
-// Hugging Face fills them).
+// cputrain::data::postprocess_qa_predictions — start and end logits to an answer text per question, as
+// run_qa.py's postprocess_qa_predictions (utils_qa.py) does it: n-best spans, the SQuAD v2 null answer and its
+// threshold, so predictions.json, nbest_predictions.json and null_odds.json come out the same. The logits come
+// row by row, one row of `row_length` positions per feature.
 #pragma once
 
 #include <algorithm>

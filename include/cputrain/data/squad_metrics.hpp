@@ -1,25 +1,6 @@
-// The official SQuAD metrics, computed as the official evaluation scripts compute them — evaluate-v1.1.py, and
-// evaluate-v2.0.py as Hugging Face's `squad_v2` metric (the one run_qa.py uses) runs it.
-//
-//   normalize_answer(s)                        lower, drop ASCII punctuation, drop the words a/an/the, squeeze
-//                                              whitespace — with Python's Unicode rules for each step
-//   exact_match_score, f1_score                v1.1's per-answer scores (prediction, ground_truth)
-//   compute_exact, compute_f1                  v2.0's per-answer scores (gold, prediction)
-//   evaluate_squad_v1(dataset, predictions)    {exact_match, f1} in percent; a missing prediction scores 0
-//   evaluate_squad_v2(dataset, predictions     {exact, f1, total, HasAns_*, NoAns_*, best_*} in percent
-//                     [, no_answer_probability, no_answer_threshold])
-//   to_json(scores)                            the dict the scripts print, same keys in the same order
-//
-// The two versions differ where it matters: v2 scores a question without answers against the empty string
-// (predicting "" there scores 1, while v1 gives f1 0 to empty-vs-empty), drops gold answers that normalize to
-// nothing, and can replace a prediction by "no answer" when its no-answer probability exceeds the threshold.
-// normalize_answer follows Python: str.lower() is the full Unicode lowercase (İ becomes "i̇", a final capital
-// sigma becomes ς), string.punctuation is ASCII only, \b in r'\b(a|an|the)\b' is a boundary between Python's
-// Unicode word characters (letters, numbers, '_') and the rest, and str.split() splits at Python's whitespace.
-// Text that is not valid UTF-8 (Python strings cannot hold it) has each bad byte read as U+FFFD.
-//
-// Sums and averages are done in the scripts' order with Python's arithmetic (CPython 3.12's compensated sum()
-// where the scripts call sum()), so the numbers are the scripts' numbers, not just close to them.
+// The official SQuAD metrics, computed as evaluate-v1.1.py and evaluate-v2.0.py (as Hugging Face's `squad_v2`
+// metric runs it) compute them: normalize_answer, the per-answer scores, evaluate_squad_v1, evaluate_squad_v2 and
+// to_json. Python's Unicode rules and summation order are followed, so the numbers are the scripts' numbers.
 #pragma once
 
 #include <algorithm>
@@ -68,10 +49,14 @@ struct squad_v2_scores {
   double exact = 0;
   double f1 = 0;
   std::size_t total = 0;
-  std::optional<squad_v2_group> has_ans;  ///< HasAns_*: only when some question has answers
-  std::optional<squad_v2_group> no_ans;   ///< NoAns_*: only when some question has none
-  double best_exact = 0;                  ///< the exact score at the best no-answer threshold...
-  double best_exact_thresh = 0;           ///< ...which is this
+  /// HasAns_*: only when some question has answers
+  std::optional<squad_v2_group> has_ans;
+  /// NoAns_*: only when some question has none
+  std::optional<squad_v2_group> no_ans;
+  /// the exact score at the best no-answer threshold, best_exact_thresh
+  double best_exact = 0;
+  /// the no-answer threshold that gives best_exact
+  double best_exact_thresh = 0;
   double best_f1 = 0;
   double best_f1_thresh = 0;
 };

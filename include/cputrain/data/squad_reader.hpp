@@ -1,47 +1,7 @@
-// SQuAD files -> cputrain::data::squad_dataset, accepting what Hugging Face's run_qa.py accepts and checking
-// what it would trip over later (or, worse, silently train on).
-//
-//   parse_squad(bytes, source_name [, options])   the text of a file; source_name starts every message
-//   read_squad(path [, options])                  reads the file, then parse_squad
-//   squad_read_options::on_bad_record             refuse (throw at the first bad record, the default) or skip
-//                                                 (count it in squad_dataset::skipped, keep its message in
-//                                                 ::problems, go on)
-//
-// The layout is detected from the content:
-//   - the official nested files (v1.1 and v2.0): {"version", "data": [{"title", "paragraphs": [{"context",
-//     "qas": [{"id", "question", "answers": [{"text", "answer_start"}], "is_impossible"?,
-//     "plausible_answers"?}]}]}]} — chosen when the first object in "data" that has "paragraphs" or a
-//     record's members ("id", "question", "context", "answers") has "paragraphs";
-//   - Hugging Face's flat files: {"version"?, "data": [{"id", "question", "context", "title"?,
-//     "answers": {"text": [...], "answer_start": [...]}}]};
-//   - JSON Lines: one flat record per line, blank lines allowed. A text that is not one JSON document is read
-//     as JSON Lines when its first non-blank line looks like one object ({...}, and not a top level with
-//     "data") and another non-blank line follows; a single line holding one record (no "data") is JSON Lines
-//     too. Messages then give "line N" instead of a data index.
-// "version" may be a string or a number and is kept as text. Members the formats do not name are ignored, as
-// Python ignores them.
-//
-// What is checked, and what a failure costs:
-//   file-level (always thrown, whatever the policy: nothing after them can be trusted)
-//     - the file cannot be opened or read; it is not JSON (nlohmann's message, with line and column), including
-//       a NUL byte or a number too large for a double; it has invalid UTF-8 (line, column and byte offset) —
-//       except in a JSON Lines file, where the bad line is one bad record;
-//     - the top level is not an object; "data" is missing or not a list; "version" is neither text nor number.
-//   record-level (thrown under refuse; counted, kept in problems and skipped under skip) — a record is one
-//   question, or, in the nested format, the article or paragraph whose own members are broken (all its
-//   questions go with it, as one problem):
-//     - a record (article, paragraph, question, answer) that is not an object; a JSON Lines line that is not
-//       valid JSON or has invalid UTF-8;
-//     - a missing member; a member of the wrong type (answer_start not an integer, text not a string, ...);
-//     - an empty id, an empty (or all-whitespace) question, an empty context, an empty answer text;
-//     - answers.text and answers.answer_start of different lengths (flat);
-//     - answer_start negative, or not inside the context; the answer text not found at answer_start, compared
-//       code point for code point (answer_start counts code points, as Python indexes str);
-//     - is_impossible not a boolean; is_impossible true with answers, or false without any;
-//     - an id an earlier (kept) record already has: the later one is the bad record.
-// plausible_answers are checked like answers. Every message starts with source_name, then the record — its id
-// when known and its place, data[3].paragraphs[0].qas[2] or line 7 — then the field, then the problem.
-// Only data_error leaves these functions (and std::bad_alloc if memory runs out).
+// SQuAD files -> cputrain::data::squad_dataset: parse_squad(bytes, source_name [, options]) and read_squad(path
+// [, options]) read the official nested, Hugging Face flat and JSON Lines layouts (detected from the content), and
+// check what run_qa.py would trip over or silently train on. A bad record is refused (the default) or skipped
+// (squad_read_options::on_bad_record); only data_error leaves. Layouts and checks: docs/text-and-data.md.
 #pragma once
 
 #include <algorithm>
@@ -69,8 +29,10 @@ namespace cputrain::data {
 
 /// What a record that breaks the format does to the read.
 enum class bad_record_policy {
-  refuse,  ///< throw data_error at the first one
-  skip     ///< leave it out, count it in squad_dataset::skipped and keep its message in ::problems
+  /// throw data_error at the first one
+  refuse,
+  /// leave it out, count it in squad_dataset::skipped and keep its message in ::problems
+  skip
 };
 
 struct squad_read_options {
@@ -154,8 +116,10 @@ namespace detail {
 struct json_parse_result {
   std::optional<nlohmann::json> value;
   bool invalid_utf8 = false;
-  std::string problem;                ///< without position
-  std::optional<std::size_t> offset;  ///< into the parsed text
+  /// without position
+  std::string problem;
+  /// into the parsed text
+  std::optional<std::size_t> offset;
 };
 
 [[nodiscard]] inline json_parse_result parse_json_text(std::string_view text) {

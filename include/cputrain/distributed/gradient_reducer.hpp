@@ -1,17 +1,7 @@
-// cputrain::dist::gradient_reducer — data-parallel gradient averaging overlapped with backward. The flat gradient
-// buffer is cut into buckets of about reducer_options::bucket_bytes, from the end backwards (backward produces
-// the head's gradients first and the embeddings' last), only where a parameter tensor starts. As backward
-// finishes a stretch of the buffer the trainer calls ready_from(offset); each bucket lying wholly inside the
-// finished part is handed to one long-lived communication thread, which sums it over ranks and divides it by the
-// world size while backward goes on with earlier layers; finish() waits for the rest. With PyTorch DDP's 25 MiB
-// buckets, BERT-base's 199 gradient tensors (436 MB) go in 16 collectives, the first of which starts while
-// backward is still in the last layer.
-//
-// basic_gradient_reducer works with any cputrain::parallel::communicator (in a world of one it does nothing at
-// all); gradient_reducer (mpi/gradient_reducer.hpp) is the one over MPI. The averaged gradients are bit-identical to one all_reduce_sum of
-// the whole buffer divided by size(), whatever the buckets, as long as MPI's sum of an element does not depend on
-// the message length: always so for two ranks (a + b is b + a); with more, MPI may pick another summation order
-// for another message size, as it may for any bucketing.
+// cputrain::dist::basic_gradient_reducer — data-parallel gradient averaging overlapped with backward, over any
+// cputrain::parallel::communicator: the flat gradient buffer goes in buckets (about reducer_options::bucket_bytes,
+// from the end), each handed to one communication thread as backward finishes it (ready_from), finish() waits.
+// The result equals one all-reduce of the whole buffer; mpi/gradient_reducer.hpp is the one over MPI.
 #pragma once
 
 #include <chrono>

@@ -1,10 +1,6 @@
-// cputrain::dist::sparse_row_reducer — averages the gradient of an embedding table over ranks by sending only the
-// rows some rank's batch used. BERT's word-embedding table is most of a small model's parameters (30,522 x 768 =
-// 94 MB of base-2's 156 MB of gradients) and its gradient is ready last, after the whole backward, so a dense
-// all-reduce of it cannot hide behind anything. But a row no token of a batch refers to has a gradient of exactly
-// zero on that rank: the ranks agree on the union of used rows (one all-reduce of a per-row flag), pack those rows,
-// sum them, and unpack — a few MB for a batch of a few thousand tokens. Rows nobody used stay zero, as the dense
-// sum would leave them; used rows get bit for bit the dense result (the same sum over ranks, the same division).
+// cputrain::dist::sparse_row_reducer — averages an embedding table's gradient over ranks by sending only the rows
+// some rank's batch used (the ranks agree on the union, then sum those rows). Unused rows stay zero and used rows
+// get bit for bit the dense result.
 #pragma once
 
 #include <cstddef>

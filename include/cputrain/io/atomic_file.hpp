@@ -1,17 +1,7 @@
-// Crash-safe file replacement: write_file_atomically(path, ...) leaves at `path` either the old file, untouched,
-// or the complete new one — never a truncated mix — whatever moment the process or the machine dies at.
-//
-//   write_file_atomically(path, bytes)              a span of bytes, or a string_view of text
-//   write_file_atomically(path, [](atomic_file_sink& out) { out.write(...); ... })
-//                                                   streams large files (a checkpoint) without a second copy
-//
-// How: the bytes go to a temporary file in the same directory (".<name>.tmp.<pid>.<n>"), which is fsync'd,
-// renamed over `path` (rename is atomic within one file system), and then the directory is fsync'd so the rename
-// itself survives a power cut. Readers that still have the old file open or memory-mapped keep seeing the old
-// contents, because the old inode lives on until they close it. A new file gets the usual 0666 & ~umask
-// permissions; a replaced file keeps its permission bits. If the producer throws or a system call fails, the
-// temporary file is removed and `path` is untouched; only a crash can leave a stale ".*.tmp.*" file behind.
-// Failures throw cputrain::io::io_error naming the path and the system's reason (strerror).
+// Crash-safe file replacement: write_file_atomically(path, bytes or text) and write_file_atomically(path,
+// producer) (streams through an atomic_file_sink) leave at `path` the old file or the whole new one, never a mix:
+// a temporary file in the same directory, fsync'd, renamed over `path`, then the directory fsync'd. Failures throw
+// io::io_error naming the path and the system's reason.
 #pragma once
 
 #include <fcntl.h>

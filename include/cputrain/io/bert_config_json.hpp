@@ -1,18 +1,7 @@
-// Hugging Face config.json <-> cputrain::nn::bert_config.
-//
-//   read_bert_config(path)          reads a BERT config.json as transformers writes it
-//   write_bert_config(config, path) writes one that transformers' from_pretrained loads, atomically
-//
-// Reading follows BertConfig's own rules: keys it does not know are ignored (architectures, transformers_version,
-// torch_dtype, ...) and missing keys keep their defaults. What would make cputrain silently run a different model
-// is refused instead: a "model_type" other than "bert", a "position_embedding_type" other than "absolute", a
-// decoder ("is_decoder" / "add_cross_attention" true). A value of the wrong JSON type ("768", 768.5, true for an
-// int) throws io_error naming the file, the key and the value; the values are then checked by
-// bert_config::validate(), whose usage_error comes back as an io_error prefixed with the file name, since the
-// mistake is in the file, not in the calling code.
-//
-// Writing produces what transformers' save_pretrained produces: JSON with 2-space indentation, keys sorted, and a
-// final newline; floats are written as the shortest decimal that reads back as the same float (0.1, 1e-12).
+// Hugging Face config.json <-> cputrain::nn::bert_config: read_bert_config(path) reads one as transformers writes
+// it (unknown keys ignored, missing ones defaulted; a different model is refused), write_bert_config(config, path)
+// writes one from_pretrained loads, atomically and as save_pretrained formats it. Errors are io_error naming the
+// file and the key.
 #pragma once
 
 #include <charconv>

@@ -1,17 +1,7 @@
-// Loading and saving a model's weights as safetensors with Hugging Face's tensor names, so checkpoints move
-// between cputrain and PyTorch `transformers` unchanged.
-//
-//   save_weights(model, "out/model.safetensors");                 // F32, written atomically, {"format": "pt"}
-//   load_weights(model, "ckpt/model.safetensors");                // exact: every tensor, nothing else
-//   auto report = load_weights(model, "bert-base-uncased/model.safetensors", weight_loading::pretrained);
-//
-// `exact` (resuming our own checkpoint) requires every tensor of the model with its shape and no other, and
-// reports every difference in one error. `pretrained` (fine-tuning from a published BERT, as from_pretrained
-// does) accepts the naming variants of published checkpoints — tensors without the "bert." prefix of a bare
-// BertModel, the old LayerNorm "gamma"/"beta" names — ignores tensors the QA model has no use for (the pooler,
-// the pre-training heads) and leaves the QA head, which a pre-trained encoder lacks, at its initialisation; the
-// report lists both, as transformers' warning does. A missing encoder tensor or any wrong shape is an error.
-// Weights stored as F32, BF16 or F16 are all read into the float master weights.
+// A model's weights as safetensors with Hugging Face's tensor names, so checkpoints move between cputrain and
+// PyTorch unchanged: save_weights(model, path) (F32, atomically) and load_weights(model, path [, mode]), where
+// weight_loading::exact (our checkpoints) wants every tensor and no other, and ::pretrained (a published BERT)
+// accepts its naming variants and reports what it ignored and what it left initialised.
 #pragma once
 
 #include <filesystem>

@@ -1,22 +1,6 @@
-// Hugging Face safetensors files: read memory-mapped and fully validated, written atomically.
-//
-//   safetensors_file::open(path)     maps the file read-only and checks every header entry against the file
-//   .names() .contains() .info()     tensor lookup: dtype, shape, element count, the raw little-endian bytes
-//   .read_float(name, out)           F32 / BF16 / F16 -> float;  .read_i64(name, out)  I64 -> int64
-//   check_tensors(file, expected)    one error listing every missing, misshapen and unexpected tensor
-//   safetensors_writer               add tensors and metadata, then write(path) — atomically (io/atomic_file.hpp)
-//
-// The format: an 8-byte little-endian header length N, N bytes of UTF-8 JSON (possibly padded with spaces)
-// mapping each tensor name to {"dtype", "shape", "data_offsets": [begin, end]} — offsets relative to the data
-// region right after the header — plus an optional "__metadata__" object of strings; then the data, row-major
-// and little-endian. cputrain reads and writes the dtypes it computes with: F32, BF16, F16 and I64.
-//
-// A file is data from outside, so open() trusts none of it: every length, offset and product is checked
-// against the file before anything is read, and any violation — including tensors that overlap or do not tile
-// the data region exactly, as the reference implementation also requires, and duplicate names — throws
-// cputrain::io::io_error naming the file, the tensor and the problem. The mapping is read-only and private; a
-// file truncated by someone else while mapped is the one case no check can catch (the reads would fault), which
-// is why cputrain itself only ever replaces files by rename.
+// Hugging Face safetensors files, read memory-mapped and fully validated, written atomically: safetensors_file
+// (open, names, info, read_float for F32/BF16/F16, read_i64), check_tensors and safetensors_writer. A file is data
+// from outside: every length and offset is checked before anything is read, and any violation throws io_error.
 #pragma once
 
 #include <fcntl.h>
@@ -101,9 +85,12 @@ enum class dtype { f32, bf16, f16, i64 };
 struct tensor_info {
   std::string name;
   io::dtype dtype = io::dtype::f32;
-  std::vector<std::int64_t> shape;   ///< empty for a scalar
-  std::int64_t numel = 0;            ///< product of shape (1 for a scalar)
-  std::span<const std::byte> bytes;  ///< numel * dtype_size(dtype) bytes, aligned only as the file places them
+  /// empty for a scalar
+  std::vector<std::int64_t> shape;
+  /// product of shape (1 for a scalar)
+  std::int64_t numel = 0;
+  /// numel * dtype_size(dtype) bytes, aligned only as the file places them
+  std::span<const std::byte> bytes;
 };
 
 /// What check_tensors expects to find.

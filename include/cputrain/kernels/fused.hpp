@@ -1,17 +1,6 @@
-// Fused passes over the rows of an activation: what follows a matrix product in a BERT layer, done while each row
-// is in cache instead of one whole-tensor pass per operation (each pass over [tokens, intermediate] floats is 19 MB
-// of memory traffic at base size). Every element sees the operations of the unfused composition in the same order,
-// so the results are the unfused ones bit for bit (tests/kernels/fused_test.cpp):
-//   bias_keep:                        kept = y + bias
-//   bias_gelu_keep:                   in_kept = y + bias; out_kept = gelu(y + bias)
-//   bias_dropout_residual_layer_norm: z_kept = dropout(z + bias) + h; h = LayerNorm(z_kept); h_kept = h
-//   dropout_rows:                     layer_norm_backward's row callback that applies dropout's backward
-// `kept` is where backward finds a tensor, in the activation type A. Under float it is usually the product's own
-// output (y, z: computed in place). Under bf16 the product's float output is scratch and only read: float results
-// live in a small stack buffer (or the residual's row) until rounded, so no dead float tensor goes back to memory.
-// Element-wise passes run over pieces of 256 columns rather than whole rows: the next piece's memory reads then
-// overlap this piece's arithmetic (bias + GELU + kept copies: 1.4x faster than whole 3072-column rows on Zen 5).
-// Rows run in parallel in fixed blocks.
+// Fused passes over the rows of an activation — what follows a matrix product in a BERT layer, done while each
+// row is in cache: bias_keep, bias_gelu_keep, bias_dropout_residual_layer_norm and dropout_rows (dropout's
+// backward as layer_norm_backward's row callback). Results equal the unfused composition bit for bit.
 #pragma once
 
 #include <algorithm>

@@ -1,11 +1,6 @@
-// The exact GELU of BERT's feed-forward layer (Hugging Face's "gelu": x * Phi(x) with the error function, not
-// the tanh approximation), forward and backward, vectorised through Eigen's packet erf and exp.
-//   forward:  y = 0.5 * x * (1 + erf(x / sqrt(2)))
-//   backward: dx = dy * (0.5 * (1 + erf(x / sqrt(2))) + x * exp(-x^2 / 2) / sqrt(2 pi))
-// Offers whole-tensor gelu_forward / gelu_backward (in parallel) and gelu_forward_run / gelu_backward_run for one
-// run of elements on the calling thread, which fused kernels call row by row. Every element, tails included, goes
-// through the same packet code (a short tail is padded to a full block): an element's result does not depend on
-// where it sits, how the tensor was cut into runs, or the buffer's alignment.
+// The exact (erf) GELU of BERT's feed-forward layer, forward and backward: gelu_forward / gelu_backward over whole
+// tensors in parallel, gelu_forward_run / gelu_backward_run over one run on the calling thread (for fused
+// kernels). Every element goes through the same packet code, so its result does not depend on where it sits.
 #pragma once
 
 #include <algorithm>

@@ -1,15 +1,6 @@
-// cputrain::kernels::gemm — C = alpha * op(A) * op(B) + beta * C on row-major matrices, split into fixed-size
-// blocks of C that run as oneTBB tasks in the caller's current arena, each block one product on one thread.
-//
-// Each block runs on the kernels gemm_backend.hpp chooses: oneDNN (bf16 x bf16 natively on AVX512-BF16 and AMX;
-// fp32) or Eigen (built single-threaded: EIGEN_DONT_PARALLELIZE). On Eigen, bf16 operands are widened to float
-// while packing a task's panel into a per-thread scratch buffer, then multiplied with float accumulation — what
-// bf16 mixed precision means on CPUs without native bf16 dot products, at float speed. Every element of C is
-// computed by one task over the whole K dimension with fixed block shapes, so the result is bit-identical for
-// any number of threads.
-//
-// With CPUTRAIN_USE_BLAS (EIGEN_USE_BLAS) Eigen hands each block to the BLAS's sgemm; the BLAS is asked to stay
-// single-threaded inside our tasks.
+// cputrain::kernels::gemm — C = alpha * op(A) * op(B) + beta * C on row-major matrices, split into fixed blocks
+// of C that run as oneTBB tasks in the caller's arena, each on the kernels gemm_backend.hpp chooses (oneDNN or
+// Eigen). Every element is computed by one task over all of K, so the result is the same for any thread count.
 #pragma once
 
 #include <algorithm>

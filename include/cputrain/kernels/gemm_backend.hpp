@@ -1,17 +1,6 @@
-// cputrain::kernels::gemm_backend — which kernels run kernels::gemm's products, chosen once per process at run
-// time from what the CPU offers, and how to force a choice.
-//
-//   bf16 x bf16  oneDNN where it runs bf16 natively (AVX512-BF16 dot products, AMX tiles); elsewhere Eigen on
-//                operands widened to float while packing (AVX2-only CPUs have no bf16 arithmetic to use)
-//   fp32 x fp32  oneDNN where it runs AVX-512 kernels (1.4-1.8x Eigen's there); Eigen on AVX2-only CPUs, where
-//                oneDNN's transposed-A product (backward-weight) measured slower than Eigen's (docs/benchmarks.md)
-//   mixed        Eigen, widening the bf16 side
-//
-// CPUTRAIN_GEMM_BACKEND=auto|eigen|onednn (environment, read once) or set_gemm_backend() forces a choice:
-// `eigen` runs everything on Eigen (the portable reference), `onednn` sends fp32 and bf16 products to oneDNN
-// even where its bf16 is emulated (and refuses where it has none). DNNL_MAX_CPU_ISA caps what oneDNN may use,
-// so one machine can exercise the lower paths. The same backend gives the same bits for any thread count; two
-// backends differ in rounding, so a run and its resume should use the same one (run_qa prints it).
+// cputrain::kernels::gemm_backend — which kernels run kernels::gemm's products (oneDNN or Eigen, per precision),
+// chosen once per process from what the CPU offers; CPUTRAIN_GEMM_BACKEND=auto|eigen|onednn or
+// set_gemm_backend() forces one. Two backends differ in rounding: a run and its resume should use the same one.
 #pragma once
 
 #include <atomic>

@@ -1,18 +1,7 @@
-// LayerNorm over the last dimension, forward and backward, as torch.nn.LayerNorm computes it (biased variance,
-// eps inside the square root); the per-row mean and 1/std are kept for backward.
-//   forward:  y = (x - mean) * rstd * gamma + beta
-//   backward: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma, xhat = (x - mean) * rstd;
-//             dgamma += sum_rows dy * xhat, dbeta += sum_rows dy
-// Offers whole-tensor layer_norm_forward / layer_norm_backward (rows in parallel; backward can hand each finished
-// row of dx to a callback while it is in cache) and layer_norm_forward_row for kernels that fuse the work before
-// a LayerNorm into the same pass over the rows.
-// A row's sums are float, in 64 interleaved partial sums (element j adds into partial j % 64) that compilers keep
-// in vector registers, added in a fixed tree at the end: the order depends on the row length alone, never on the
-// thread or the buffer's alignment. The mean is taken in two passes (m0 = mean(x), then
-// mean = m0 + mean(x - m0)) and the variance around m0 (mean((x - m0)^2) - mean(x - m0)^2): a few float ulps
-// from exact even for rows far from zero, where one pass of sum(x^2) - sum(x)^2 would cancel, and exact for a
-// constant row. The row is read three times from L1, so this costs no more memory traffic than one pass.
-// The input kept for backward may be float or bf16 (precision::bf16_mixed stores activations in bf16).
+// LayerNorm over the last dimension as torch.nn.LayerNorm computes it, forward and backward:
+// layer_norm_forward / layer_norm_backward over whole tensors (rows in parallel; backward can hand each finished
+// row of dx to a callback) and layer_norm_forward_row for fused kernels. A row's sums run in a fixed order that
+// depends on its length alone, so results do not depend on threads or alignment.
 #pragma once
 
 #include <algorithm>

@@ -1,19 +1,7 @@
-// cputrain::kernels::onednn — one row-major matrix product on oneDNN's kernels (the library PyTorch's CPU
-// autocast runs its bf16 products on; the 2.x API, as Debian 12 ships 2.6, and 3.x), executed on the calling
-// thread:
-//   C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C,  A and B both float or both bf16, C float.
-// kernels::gemm calls it once per block of C from its own oneTBB tasks; nothing here starts a thread.
-//
-// Why it is shaped this way:
-// - oneDNN's Debian build (and vcpkg's, Conan's default) threads with OpenMP. A product is run with that
-//   runtime's thread count set to 1 on the calling thread, before the primitive is created (oneDNN fixes its
-//   work split at creation) and before it runs, so OpenMP never opens a team and oneTBB stays the only pool.
-// - Primitives are created once per shape (m, n, k, leading dimensions, transposes, alpha, beta, type) and
-//   kept; transposes and leading dimensions are strides of the memory descriptors, so no operand is copied.
-// - Scratchpads are the caller's (scratchpad_mode::user), one per thread, so one primitive runs on many threads
-//   at once.
-// - A primitive created for one shape runs the same instructions in the same order wherever it runs, so a
-//   block's result does not depend on the thread that computed it.
+// cputrain::kernels::onednn — one row-major matrix product on oneDNN's kernels, executed on the calling thread:
+// C = alpha * op(A) * op(B) + beta * C, A and B both float or both bf16, C float. kernels::gemm calls it per
+// block from its own oneTBB tasks; OpenMP is held to one thread, so nothing here starts a thread, and primitives
+// are cached per shape.
 #pragma once
 
 #if defined(CPUTRAIN_HAVE_ONEDNN)

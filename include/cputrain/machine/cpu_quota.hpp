@@ -1,16 +1,6 @@
-// cputrain::read_cpu_quota — how many CPUs' worth of time this process's control group may use: a container's
-// CPU limit (Kubernetes `resources.limits.cpu`, `docker run --cpus`). A pod limited to 16 CPUs on a 64-core node
-// sees all 64 cores in its affinity mask unless the kubelet's static CPU manager gave it exclusive cores; a thread
-// per visible core would then be throttled by the kernel's CFS bandwidth control to 16 cores' worth of time per
-// period, and a GEMM split 63 ways stalls on its slowest, throttled part. The thread plan (machine/thread_plan.hpp)
-// therefore caps its automatic choice at the quota.
-//
-// cgroup v2: the smallest `cpu.max` ("<quota> <period>", or "max <period>") on the path from the process's group
-// (the "0::<path>" line of /proc/self/cgroup) up to the root. cgroup v1: the smallest cpu.cfs_quota_us /
-// cpu.cfs_period_us on that path in the hierarchy that holds the `cpu` controller (-1: no limit). Inside a
-// container the group's path may name the host's hierarchy while the container sees only its own group as the
-// mount's root; then the root's own files are the container's limit. Files that are missing or malformed mean "no
-// limit known": a machine without cgroups trains as before.
+// cputrain::read_cpu_quota — how many CPUs' worth of time this process's control group may use (a container's
+// CPU limit: cgroup v2 cpu.max or v1 cfs quota, the smallest on the path to the root). The thread plan caps its
+// automatic choice at it; missing or malformed files mean "no limit known".
 #pragma once
 
 #include <cmath>
@@ -26,8 +16,10 @@ namespace cputrain {
 
 /// A CPU limit and where it was read.
 struct cpu_quota {
-  double cpus = 0;     ///< CPUs' worth of time per period, e.g. 2.5
-  std::string source;  ///< the file that set it, e.g. "/sys/fs/cgroup/cpu.max"
+  /// CPUs' worth of time per period, e.g. 2.5
+  double cpus = 0;
+  /// the file that set it, e.g. "/sys/fs/cgroup/cpu.max"
+  std::string source;
 };
 
 namespace detail::quota {

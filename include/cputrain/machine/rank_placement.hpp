@@ -1,14 +1,6 @@
-// cputrain::place_rank — which NUMA node and which CPUs one rank of a job trains on, decided from what every rank
-// sees: its host name and the CPUs it may run on. Ranks of one host are numbered by rank (the local rank); local
-// rank r takes NUMA node r mod (nodes); ranks that share a node and may run on the same CPUs of it (nobody bound
-// them, or bound them to the same socket) split those CPUs between them in local-rank order, so that two ranks
-// never fight over one core. A launcher that already gave each rank its own cores (OpenMPI's --bind-to core, the
-// default for two ranks) is left alone. The rank's thread plan then follows the usual rule on what it got.
-// "Ranks share nodes" is warned about when two ranks of a host pick the same node, judged in each rank's own view
-// (a rank the launcher bound to node 1 sees only node 1, and picks it).
-//
-// Pure and deterministic — every rank computes the same answer for itself from the same inputs — so it is tested
-// without MPI; mpi/discovery.hpp feeds it what MPI reports.
+// cputrain::place_rank — which NUMA node and CPUs one rank of a job trains on, from every rank's host name and
+// allowed CPUs: local rank r takes node r mod nodes, ranks sharing a node's CPUs split them, a launcher's own
+// binding is kept. Pure and deterministic (tested without MPI); mpi/discovery.hpp feeds it what MPI reports.
 #pragma once
 
 #include <algorithm>
@@ -28,7 +20,8 @@ namespace cputrain {
 /// What one rank reports about itself.
 struct rank_view {
   std::string host;
-  std::vector<int> allowed_cpus;  ///< sorted
+  /// sorted
+  std::vector<int> allowed_cpus;
   /// The NUMA nodes (os_index) the rank's own topology holds: a rank bound by its launcher sees only its own.
   /// Empty: the same as this rank's.
   std::vector<int> numa_nodes = {};
@@ -38,9 +31,12 @@ struct rank_view {
 struct rank_placement {
   int local_rank = 0;
   int local_size = 1;
-  int node_index = 0;        ///< into the rank's topology::nodes()
-  int ranks_on_node = 1;     ///< ranks of this host placed on the same NUMA node
-  topology nodes;            ///< the single NUMA node this rank trains on, narrowed to its share of the CPUs
+  /// into the rank's topology::nodes()
+  int node_index = 0;
+  /// ranks of this host placed on the same NUMA node
+  int ranks_on_node = 1;
+  /// the single NUMA node this rank trains on, narrowed to its share of the CPUs
+  topology nodes;
   std::vector<std::string> warnings;
 };
 

@@ -25,8 +25,10 @@ namespace cputrain {
 
 /// What the user asked for.
 struct thread_request {
-  std::optional<int> threads = {};     ///< total threads over all nodes; wins over everything else
-  bool honour_omp_num_threads = true;  ///< read OMP_NUM_THREADS when `threads` is not given
+  /// total threads over all nodes; wins over everything else
+  std::optional<int> threads = {};
+  /// read OMP_NUM_THREADS when `threads` is not given
+  bool honour_omp_num_threads = true;
   /// The container's CPU limit; not given: read_cpu_quota() is asked when `honour_cpu_quota`.
   std::optional<cpu_quota> cpu_limit = {};
   bool honour_cpu_quota = true;
@@ -36,9 +38,12 @@ struct thread_request {
 
 /// Threads per NUMA node, and why.
 struct thread_plan {
-  std::vector<int> threads_per_node;  ///< parallel to topology::nodes(); 0 = no arena on that node
-  std::string reason;                 ///< where the numbers came from, for the log
-  std::vector<std::string> warnings;  ///< oversubscribed nodes, nodes left without a thread, ignored settings
+  /// parallel to topology::nodes(); 0 = no arena on that node
+  std::vector<int> threads_per_node;
+  /// where the numbers came from, for the log
+  std::string reason;
+  /// oversubscribed nodes, nodes left without a thread, ignored settings
+  std::vector<std::string> warnings;
 
   int total() const { return std::accumulate(threads_per_node.begin(), threads_per_node.end(), 0); }
 };

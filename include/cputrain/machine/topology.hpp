@@ -43,10 +43,14 @@ namespace cputrain {
 
 /// One NUMA node as this process sees it.
 struct numa_node {
-  int os_index = 0;                ///< the kernel's node number (/sys/devices/system/node/nodeN, mbind)
-  std::vector<int> cpus;           ///< logical CPUs (OS indices) of the node, sorted; detect() keeps the allowed ones
-  int cores = 0;                   ///< physical cores among those cpus (SMT siblings counted once)
-  std::uint64_t memory_bytes = 0;  ///< 0 when unknown
+  /// the kernel's node number (/sys/devices/system/node/nodeN, mbind)
+  int os_index = 0;
+  /// logical CPUs (OS indices) of the node, sorted; detect() keeps the allowed ones
+  std::vector<int> cpus;
+  /// physical cores among those cpus (SMT siblings counted once)
+  int cores = 0;
+  /// 0 when unknown
+  std::uint64_t memory_bytes = 0;
 
   friend bool operator==(const numa_node&, const numa_node&) = default;
 };

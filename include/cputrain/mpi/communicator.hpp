@@ -1,13 +1,6 @@
-// cputrain::dist::mpi_communicator — the processes of an MPI job as a cputrain::parallel::communicator: in-place
-// float sums and broadcasts (gradients, initial weights), this process's rank among those on its machine (MPI's
-// shared-memory split), and the small collectives a trainer needs around them: a double sum, an int64 maximum,
-// strings and float buffers of different lengths gathered at one rank, a byte string broadcast from one rank.
-//
-// Every method except the accessors is collective: all ranks call it in the same order with the same root (and,
-// for the float sum and broadcast, the same length). Arguments are checked before any MPI call, so a bad one
-// throws usage_error on every rank alike instead of leaving the others waiting. The communicator works on its own
-// duplicate of the MPI_Comm it is given (its collectives never match anyone else's) with MPI_ERRORS_RETURN, so an
-// MPI failure throws cputrain::error naming the call instead of killing the process.
+// cputrain::dist::mpi_communicator — the processes of an MPI job as a cputrain::parallel::communicator: float
+// sums and broadcasts, the local rank, and the small collectives a trainer needs. Every method but the accessors
+// is collective; arguments are checked before any MPI call, and MPI failures throw cputrain::error.
 #pragma once
 
 #include <mpi.h>

@@ -1,12 +1,6 @@
-// cputrain::nn::self_attention — Hugging Face BERT's multi-head self-attention (BertSelfAttention): query, key
-// and value projections, then for every sequence b and head h
-//   scores = Q_bh K_bh^T,  P = softmax(scores / sqrt(head_dim) + key_mask_b),  context_bh = dropout(P) V_bh
-// with the mask added after the scaling, as HF does. Heads are read and written in place inside the
-// [tokens, hidden] projections (row stride = hidden): no reshapes, no transposed copies. One task per
-// (sequence, head) runs its small products on its own thread; dropout's mask is regenerated from its counter
-// in backward, so only P is kept. When the projections are bf16 (bf16 mixed precision) every operand of the four
-// products is bf16 too — P, dropout(P), dcontext and dscores are rounded as PyTorch's autocast rounds them — so
-// the products run on native bf16 kernels where the CPU has them.
+// cputrain::nn::self_attention — Hugging Face BERT's multi-head self-attention (BertSelfAttention), forward and
+// backward: softmax(Q K^T / sqrt(head_dim) + mask), dropout, times V, one task per (sequence, head), heads read
+// in place from the projections. Under bf16 mixed precision every product's operands are bf16, as under autocast.
 #pragma once
 
 #include <cmath>

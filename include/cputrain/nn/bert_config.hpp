@@ -1,11 +1,6 @@
 // cputrain::nn::bert_config — the hyper-parameters of a BERT encoder, named and defaulted as Hugging Face's
-// BertConfig names and defaults them (bert-base-uncased), so a config.json maps onto it field for field
-// (io/bert_config_json.hpp reads and writes that file).
-//
-// validate() rejects what the model cannot run, each with a usage_error naming the field and its value: a
-// non-positive size, a hidden size that the heads do not divide, a dropout outside [0, 1), a non-positive
-// LayerNorm epsilon, a negative initializer range, a pad token outside the vocabulary, or an activation other
-// than "gelu" — the exact erf GELU, the only one cputrain implements (no "gelu_new", "relu", ...).
+// BertConfig (bert-base-uncased), so config.json maps onto it field for field (io/bert_config_json.hpp).
+// validate() throws usage_error naming the field for what the model cannot run (only the exact erf "gelu").
 #pragma once
 
 #include <charconv>

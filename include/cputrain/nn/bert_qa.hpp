@@ -1,13 +1,7 @@
-// cputrain::nn::bert_qa<Policy> — Hugging Face's BertForQuestionAnswering (BERT encoder without pooler, then
-// qa_outputs: hidden -> 2 start/end logits, and the QA loss), trained with explicit forward and backward.
-//
-// The model owns one flat parameter buffer and one flat gradient buffer (Policy's allocator), laid out by a
-// parameter_table with HF's tensor names; a per-step workspace holds what backward needs, in the precision
-// policy's activation type, sized for the largest batch seen and reused (no allocation per step).
-//   bert_qa<policy<>> model(config, seed);      // HF initialisation
-//   float loss = model.forward(batch, {.training = true, .seed = s, .step = n});
-//   model.backward();                            // gradients accumulate into model.grads()
-//   ... optimizer over model.params() / model.grads() ..., then model.parameters_changed();
+// cputrain::nn::bert_qa<Policy> — Hugging Face's BertForQuestionAnswering (encoder without pooler, qa_outputs,
+// the QA loss) with explicit forward and backward over one flat parameter and one flat gradient buffer:
+//   bert_qa<policy<>> model(config, seed);  float loss = model.forward(batch, {.training = true, ...});
+//   model.backward();  /* optimizer over model.params() / model.grads() */  model.parameters_changed();
 #pragma once
 
 #include <cmath>

@@ -1,14 +1,6 @@
-// cputrain::nn::encoder_layer — one BERT transformer layer (BertLayer), forward and backward:
-//   a   = self_attention(x)                              (query/key/value, softmax, dropout, context)
-//   h1  = LayerNorm(dropout(attention.output.dense(a)) + x)
-//   f   = gelu(intermediate.dense(h1))
-//   out = LayerNorm(dropout(output.dense(f)) + h1)
-// The hidden state between layers stays float (the residual stream, as under PyTorch autocast); what backward
-// needs is kept in the activation type A (float, or bf16 under bf16 mixed precision), whose copies also serve
-// as the GEMM operands.
-// What follows a matrix product runs as one pass over the rows while each row is in cache (kernels/fused.hpp):
-// bias and the kept copy (query, key, value); bias, dropout, residual, the kept copies and LayerNorm; bias, the
-// kept copies and GELU; in backward, LayerNorm's gradient and dropout's. The results are the unfused ones.
+// cputrain::nn::encoder_layer — one BERT transformer layer (BertLayer), forward and backward: self-attention,
+// then LayerNorm(dropout(dense) + residual), GELU feed-forward, LayerNorm again. The residual stream stays float;
+// what backward needs is kept in the activation type, and the work after each product is fused per row.
 #pragma once
 
 #include <algorithm>

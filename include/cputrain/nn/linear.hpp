@@ -1,10 +1,6 @@
-// cputrain::nn::linear — a fully connected layer with Hugging Face's layout: weight [out, in], bias [out],
-//   y[tokens, out] = x[tokens, in] * W^T + b
-// forward and backward over views into the flat parameter and gradient buffers. The weight is read from a
-// "GEMM copy" of the flat buffer: the float buffer itself under fp32, its bf16 rounding under bf16 mixed
-// precision (refreshed once per optimizer step, not per product). Under bf16 mixed precision backward rounds
-// the output gradient to bf16 once and both of its products read that copy, as PyTorch's autocast does: both
-// operands of every product are then bf16, which is what native bf16 kernels (AVX512-BF16, AMX) multiply.
+// cputrain::nn::linear — a fully connected layer with Hugging Face's layout (weight [out, in], bias [out]):
+// y = x * W^T + b, forward and backward over views into the flat buffers. The weight is read from a "GEMM copy"
+// (its bf16 rounding under bf16 mixed precision, refreshed once per optimizer step).
 #pragma once
 
 #include <cstddef>

@@ -1,10 +1,6 @@
-// cputrain::nn::parameter_table — the names, shapes and places of a model's tensors in its one flat parameter
-// buffer (and, at the same offsets, its one flat gradient buffer).
-//
-// Tensors carry Hugging Face's names ("bert.encoder.layer.0.attention.self.query.weight"), so a checkpoint is the
-// flat buffer plus this table, and the optimizer sees the buffer as ranges with or without weight decay. Every
-// tensor starts on a 64-byte boundary (16 floats) so SIMD loads of a row never straddle two tensors' cache lines;
-// the padding belongs to the tensor before it and stays zero.
+// cputrain::nn::parameter_table — the names (Hugging Face's), shapes and offsets of a model's tensors in its one
+// flat parameter buffer and, at the same offsets, its flat gradient buffer. Every tensor starts on a 64-byte
+// boundary; the padding belongs to the tensor before it and stays zero.
 #pragma once
 
 #include <cstddef>

@@ -1,24 +1,7 @@
-// cputrain::optim::adamw — torch.optim.AdamW (amsgrad=False, maximize=False) over one flat parameter buffer and
-// one flat gradient buffer, with per-range weight decay as Hugging Face's Trainer groups it (param_ranges.hpp).
-// The learning rate is passed to every step (it comes from the schedule, lr_schedule.hpp). One pass over the
-// buffer in fixed chunks, run by oneTBB in the caller's task arena; the update is element-wise, so results do not
-// depend on the thread count, and the state (step count, exp_avg, exp_avg_sq) reloads into an optimizer that
-// continues bit-identically.
-//
-// Numerics follow torch 1.13's _single_tensor_adamw (its default, foreach=False) operation by operation:
-//   p = p * f32(1 - lr*wd)                                   (a separate rounding: torch runs it as its own mul_)
-//   m = fma(g, f32(1 - beta1), m * f32(beta1))               (mul_ then add_(alpha=): ATen's add is an fmadd)
-//   v = fma(f32(1 - beta2) * g, g, v * f32(beta2))           (mul_ then addcmul_: value*t1*t2 + self, contracted)
-//   p = p + (f32(-lr / bc1) * m) / (sqrt(v) / f32(sqrt(bc2)) + f32(eps))        (addcdiv_: self + value*t1/t2)
-// where the scalars are computed in double, as Python does, and rounded to float once, as ATen does; bc1 and bc2
-// are 1 - beta^t for the 1-based step t. The fused multiply-adds are those of ATen's AVX2 kernels (GCC contracts
-// addcmul's multiply-add there); on a target without FMA both torch (its "default" kernels) and this code round
-// the product and the sum separately. Either way the result matches torch bit for bit on the same kind of CPU
-// (tests/optim/adamw_test.cpp checks both against torch's output). Compiling with -ffast-math voids this.
-//
-// The update is written with SIMD intrinsics (AVX-512, AVX, SSE2, else plain C++) chosen at compile time from the
-// -m flags: a compiler does not vectorise sqrt unless errno is off (-fno-math-errno), which a header cannot ask
-// of its users. Every operation is IEEE-exact in each lane, so the vector and scalar paths agree bit for bit.
+// cputrain::optim::adamw — torch.optim.AdamW over one flat parameter and one flat gradient buffer, with per-range
+// weight decay as Hugging Face's Trainer groups it; the learning rate is passed to every step. Bit for bit
+// torch's result on the same kind of CPU (operation order and roundings: docs/model.md), for any thread count;
+// its state reloads into an optimizer that continues bit-identically. -ffast-math voids this.
 #pragma once
 
 #include <algorithm>
@@ -62,11 +45,13 @@ namespace cputrain::optim {
 /// AdamW's hyper-parameters, with Hugging Face TrainingArguments' defaults (learning_rate, adam_beta1,
 /// adam_beta2, adam_epsilon, weight_decay). Doubles, as Python holds them.
 struct adamw_options {
-  double lr = 5e-5;  ///< used by step() without an lr; a schedule passes its own to every step
+  /// used by step() without an lr; a schedule passes its own to every step
+  double lr = 5e-5;
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
-  double weight_decay = 0.0;  ///< applied to the ranges marked `decay` only
+  /// applied to the ranges marked `decay` only
+  double weight_decay = 0.0;
 };
 
 /// Throws usage_error naming the first option out of its domain: lr >= 0, beta1 and beta2 in [0, 1), eps >= 0,

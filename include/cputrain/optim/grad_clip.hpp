@@ -1,14 +1,6 @@
-// cputrain::optim::clip_grad_norm — torch.nn.utils.clip_grad_norm_ (norm_type 2) over the one flat gradient buffer,
-// and global_norm() alone for Hugging Face's max_grad_norm = 0 ("do not clip", but the norm is still logged).
-//
-// The sum of squares is accumulated in double over fixed chunks whose partial sums are added in chunk order, so
-// the norm is the same for any thread count (a resumed run must reproduce it bit for bit) and is the exact norm
-// rounded to float for any realistic buffer. torch sums in float, so its norm can differ in the last bit on large
-// tensors and overflows to inf where this one does not (squares beyond float's range). The clip coefficient
-// is formed as torch forms it: max_norm * (1 / (norm + 1e-6)) in float, applied only when below 1.
-//
-// A non-finite norm (a NaN or Inf gradient) is returned as it is and the gradients are left untouched — torch
-// would scale them into NaNs — so the caller can see the overflow and decide (skip the step, stop the run).
+// cputrain::optim::clip_grad_norm — torch.nn.utils.clip_grad_norm_ (norm 2) over the flat gradient buffer, and
+// global_norm() alone for max_grad_norm = 0. The norm is summed in double in a fixed order (the same for any
+// thread count); a non-finite norm is returned and the gradients left untouched, for the caller to decide.
 #pragma once
 
 #include <algorithm>

@@ -1,11 +1,6 @@
-// cputrain::optim::lr_schedule — Hugging Face transformers' learning-rate schedules (--lr_scheduler_type linear,
-// cosine, constant, constant_with_warmup), formula for formula, and TrainingArguments' warmup_ratio rule.
-//
-// A schedule maps the number of optimizer steps already taken to the learning rate of the next one, as torch's
-// LambdaLR does for the Trainer: the first step uses lr(0), which is 0 under any warmup, and the "learning_rate"
-// the Trainer logs after step k (get_last_lr()) is lr(k). Everything is computed in double, as Python does, so
-// lr(step) equals LambdaLR's param_groups[0]["lr"] bit for bit; pass it to adamw::step as it is (rounding it to
-// float first changes AdamW's result in the last bit).
+// cputrain::optim::lr_schedule — Hugging Face's learning-rate schedules (linear, cosine, constant,
+// constant_with_warmup) and the warmup_ratio rule. lr(k) is the rate of the step after k steps, computed in double
+// so it equals LambdaLR's bit for bit: pass it to adamw::step unrounded.
 #pragma once
 
 #include <algorithm>
@@ -71,10 +66,14 @@ inline std::int64_t warmup_steps_from_ratio(double ratio, std::int64_t total_ste
 
 /// A learning-rate schedule: base_lr times a multiplier of the completed-step count.
 struct lr_schedule {
-  schedule_kind kind = schedule_kind::linear;  ///< Hugging Face's default
-  double base_lr = 5e-5;                       ///< --learning_rate
-  std::int64_t warmup_steps = 0;               ///< --warmup_steps, or warmup_steps_from_ratio()
-  std::int64_t total_steps = 0;                ///< optimizer steps of the whole run (max_steps)
+  /// Hugging Face's default
+  schedule_kind kind = schedule_kind::linear;
+  /// --learning_rate
+  double base_lr = 5e-5;
+  /// --warmup_steps, or warmup_steps_from_ratio()
+  std::int64_t warmup_steps = 0;
+  /// optimizer steps of the whole run (max_steps)
+  std::int64_t total_steps = 0;
 
   /// usage_error naming the first field out of range: base_lr >= 0 and finite, warmup_steps >= 0, total_steps >= 0.
   void validate() const {

@@ -1,10 +1,7 @@
 // cputrain::policy<Precision, Parallel, Alloc> — the one type that tells a model, a trainer and their buffers
-// how to run: which precision (precision::fp32, precision::bf16_mixed), which parallelism (parallel::single,
-// ...) and where memory comes from (alloc::standard, alloc::tbb_scalable, alloc::numa_local).
-//   using my_policy = cputrain::policy<cputrain::precision::bf16_mixed, cputrain::parallel::single,
-//                                      cputrain::alloc::numa_local>;
-// A type in the wrong place, or a type that is not a policy, stops the build with a message that says which
-// parameter is wrong and what belongs there.
+// how to run: precision, parallelism and where memory comes from, e.g.
+//   cputrain::policy<cputrain::precision::bf16_mixed, cputrain::parallel::single, cputrain::alloc::numa_local>
+// A wrong or misplaced type stops the build saying which parameter is wrong and what belongs there.
 #pragma once
 
 #include <vector>

@@ -1,16 +1,6 @@
-// cputrain::text::bert_tokenizer — BERT's WordPiece tokenizer, giving the same ids and offsets as Hugging Face's
-// fast BertTokenizer (the Rust `tokenizers` library) for the same vocab.txt and settings.
-//
-// One pass over the UTF-8 input, no copy of the text: special tokens ([CLS], [SEP], [PAD], [UNK], [MASK]) are
-// matched on the raw text first; every other character is cleaned (NUL, U+FFFD and control characters dropped,
-// whitespace as a separator), CJK ideographs become words of their own, accents are stripped (canonical
-// decomposition of each character, non-spacing marks dropped) and letters lower-cased when asked; words break at
-// whitespace and around punctuation; each word becomes the longest matching vocabulary pieces from the left, "##"
-// marking continuations, or one [UNK] when some part matches nothing or the word is longer than
-// max_input_chars_per_word. Each token keeps the [begin, end) of the original characters it came from, in code
-// points (what Python and Hugging Face count) and in bytes.
-//
-// Thread-safe: encode() is const and keeps its scratch space per thread.
+// cputrain::text::bert_tokenizer — BERT's WordPiece tokenizer, giving the same ids and offsets (in code points
+// and in bytes) as Hugging Face's fast BertTokenizer for the same vocab.txt and settings, in one pass over the
+// UTF-8 input. Thread-safe: encode() is const and keeps its scratch space per thread.
 #pragma once
 
 #include <array>

@@ -1,10 +1,6 @@
-// cputrain::text::vocabulary — a WordPiece vocabulary as BERT ships it in vocab.txt: one token per line, the line
-// number is the id. Lookups take string_views (no allocation per word piece) and keep word-initial pieces and
-// "##" continuation pieces in separate tables, so the tokenizer never builds "##" + piece strings.
-//
-// Lines are read as Hugging Face's Rust tokenizer reads them: "\n" or "\r\n" ends a line, trailing whitespace is
-// trimmed, a token listed twice keeps its last id. [UNK], [CLS], [SEP] and [PAD] must be present (the tokenizer
-// and the QA features cannot work without them); [MASK] is optional.
+// cputrain::text::vocabulary — a WordPiece vocab.txt (line number = id), read as Hugging Face's Rust tokenizer
+// reads it. Lookups take string_views and keep "##" continuation pieces in their own table, so the tokenizer
+// never builds strings; [UNK], [CLS], [SEP] and [PAD] must be present.
 #pragma once
 
 #include <cerrno>

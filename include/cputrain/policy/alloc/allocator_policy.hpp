@@ -1,13 +1,6 @@
-// What an allocator policy is, and the standard-library adapter that lets containers use one.
-//
-// An allocator policy is a stateless struct of static functions (a new policy is a new struct):
-//   static constexpr std::string_view name;
-//   static constexpr std::size_t alignment;                    // at least 64: a cache line, an AVX-512 register
-//   static void* allocate_bytes(std::size_t bytes);            // std::bad_alloc when memory runs out
-//   static void  deallocate_bytes(void* p, std::size_t bytes) noexcept;
-// allocate_bytes(0) returns nullptr and deallocate_bytes(nullptr, 0) does nothing.
-// cputrain::alloc::allocator<T, Policy> adapts a policy to std::allocator's interface, so
-// std::vector<float, alloc::allocator<float, alloc::numa_local>> places a flat buffer by that policy.
+// What an allocator policy is — a stateless struct with name, alignment (at least 64), allocate_bytes and
+// deallocate_bytes — and alloc::allocator<T, Policy>, the std::allocator adapter that lets containers use one:
+//   std::vector<float, alloc::allocator<float, alloc::numa_local>> places a flat buffer by that policy.
 #pragma once
 
 #include <concepts>

@@ -22,9 +22,12 @@ namespace cputrain::alloc {
 
 /// Where an allocation's memory will come from.
 enum class placement {
-  bound,        ///< bound to the node: its pages come from that node, whichever thread touches them first
-  first_touch,  ///< fresh pages, each placed on the node of the thread that first writes it
-  heap,         ///< below numa_local::mmap_threshold: the C++ heap's memory, wherever that lies
+  /// bound to the node: its pages come from that node, whichever thread touches them first
+  bound,
+  /// fresh pages, each placed on the node of the thread that first writes it
+  first_touch,
+  /// below numa_local::mmap_threshold: the C++ heap's memory, wherever that lies
+  heap,
 };
 
 namespace detail::numa_local_impl {

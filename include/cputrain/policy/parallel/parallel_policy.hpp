@@ -1,12 +1,6 @@
-// What a parallel policy is. A parallel policy decides at compile time what the code can do (one process, one
-// process per socket, processes across machines); at run time its discover() finds where this process stands
-// (world size, ranks, NUMA nodes, threads) without the user computing any of it, and its communicator moves
-// gradients between processes. The shape every policy has:
-//   static constexpr std::string_view name;
-//   static constexpr bool uses_mpi;      // needs an MPI library at run time
-//   static constexpr bool spans_nodes;   // ranks may live on different machines
-//   using communicator = ...;            // satisfies cputrain::parallel::communicator
-//   static process_layout discover(const topology&, const thread_request&);
+// What a parallel policy is: compile-time facts (name, uses_mpi, spans_nodes), a communicator type that moves
+// gradients between processes, and discover(topology, thread_request), which finds at run time where this process
+// stands (world size, ranks, NUMA nodes, threads).
 #pragma once
 
 #include <concepts>

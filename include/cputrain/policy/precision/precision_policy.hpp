@@ -1,11 +1,6 @@
-// What a precision policy is. A precision policy says, as types, where each kind of tensor lives:
-//   master_type      parameters as the optimizer updates them, and the optimizer state
-//   gradient_type    parameter gradients (and what the all-reduce sums)
-//   gemm_input_type  what a matrix product's operands are rounded to before the product (accumulation is float)
-//   activation_type  activations kept for the backward pass
-//   compute_type     everything else: LayerNorm, softmax, loss, reductions
-// plus `name` (as a user would write it on the command line) and `mixed` (whether anything is stored narrower
-// than it is computed). Layers and kernels are written once over these aliases.
+// What a precision policy is: as types, where each kind of tensor lives (master_type, gradient_type,
+// gemm_input_type, activation_type, compute_type), plus `name` and `mixed`. Layers and kernels are written once
+// over these aliases.
 #pragma once
 
 #include <concepts>

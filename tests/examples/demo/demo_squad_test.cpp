@@ -1,6 +1,6 @@
-// Tests for include/cputrain/data/demo_squad.hpp: the same options give the same bytes and another seed other
-// bytes; the files read back (read_squad checks every answer against its answer_start) into the same dataset;
-// ids are unique, the unanswerable share is what was asked, every kind of question is there; eval people and
+// Tests for examples/demo/ (demo_squad.hpp, demo_model.hpp): the same options give the same bytes and another
+// seed other bytes; the files read back (read_squad checks every answer against its answer_start) into the same
+// dataset; ids are unique, the unanswerable share is what was asked, every kind of question is there; eval people and
 // towns never occur in train data; long paragraphs need several windows at max_seq_length 128 / doc_stride 32;
 // the demo vocabulary covers every text without [UNK]; the model directory loads back.
 #include <catch2/catch.hpp>
@@ -20,16 +20,20 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/data/demo_squad.hpp"
 #include "cputrain/data/qa_features.hpp"
 #include "cputrain/data/squad_reader.hpp"
+#include "cputrain/data/squad_writer.hpp"
 #include "cputrain/io/bert_config_json.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/load_bert_tokenizer.hpp"
+#include "demo/demo_model.hpp"
+#include "demo/demo_squad.hpp"
 
 using namespace cputrain;
 using namespace cputrain::data;
+using namespace cputrain::demo;
 using cputrain::test::says;
+namespace dd = cputrain::demo::detail;
 
 namespace {
 
@@ -62,8 +66,8 @@ std::vector<std::string> words_of(std::string_view text) {
 /// The people ("First Last", both parts from the demo's name lists) named in the contexts of `d`.
 std::set<std::string> people_in(const squad_dataset& d) {
   std::set<std::string> first, last;
-  for (std::size_t k = 0; k < detail::demo_names::first_count; ++k) first.insert(detail::demo_names::first_name(k));
-  for (std::size_t k = 0; k < detail::demo_names::last_count; ++k) last.insert(detail::demo_names::last_name(k));
+  for (std::size_t k = 0; k < dd::demo_names::first_count; ++k) first.insert(dd::demo_names::first_name(k));
+  for (std::size_t k = 0; k < dd::demo_names::last_count; ++k) last.insert(dd::demo_names::last_name(k));
   std::set<std::string> people;
   for (const std::string& context : d.contexts) {
     const auto words = words_of(context);
@@ -79,9 +83,9 @@ std::set<std::string> towns_in(const squad_dataset& d) {
   std::set<std::string> towns;
   for (const std::string& context : d.contexts) {
     for (const std::string& word : words_of(context)) {
-      for (const auto start : detail::demo_town_starts) {
-        for (const auto end : detail::demo_town_ends) {
-          if (word == detail::demo_capitalized(start) + std::string(end)) towns.insert(word);
+      for (const auto start : dd::demo_town_starts) {
+        for (const auto end : dd::demo_town_ends) {
+          if (word == dd::demo_capitalized(start) + std::string(end)) towns.insert(word);
         }
       }
     }
