@@ -46,8 +46,8 @@ struct tiny_run {
     features = ct::data::make_qa_features(ct::data::make_demo_squad(demo), tokenizer, options);
   }
 
-  [[nodiscard]] ct::train::training_args args(std::int64_t max_steps) const {
-    ct::train::training_args a;
+  [[nodiscard]] ct::train::training_options args(std::int64_t max_steps) const {
+    ct::train::training_options a;
     a.output_dir = (dir.path() / "out").string();
     a.per_device_train_batch_size = 4;
     a.learning_rate = 1e-3;
