@@ -13,6 +13,7 @@
 #include "cputrain/nn/bert_qa.hpp"
 #include "cputrain/optim/adamw.hpp"
 #include "cputrain/policy/policy.hpp"
+#include "cputrain/policy/precision.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 
 namespace ct = cputrain;
