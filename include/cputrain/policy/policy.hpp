@@ -9,12 +9,9 @@
 
 #include <vector>
 
-#include "cputrain/policy/alloc/allocator_policy.hpp"
-#include "cputrain/policy/alloc/standard.hpp"
-#include "cputrain/policy/parallel/parallel_policy.hpp"
-#include "cputrain/policy/parallel/single.hpp"
-#include "cputrain/policy/precision/fp32.hpp"
-#include "cputrain/policy/precision/precision_policy.hpp"
+#include "cputrain/policy/allocator.hpp"
+#include "cputrain/policy/parallel.hpp"
+#include "cputrain/policy/precision.hpp"
 
 namespace cputrain {
 
