@@ -171,9 +171,3 @@ inline void write_demo_model_dir(const std::filesystem::path& dir, const nn::ber
 
 }  // namespace cputrain::demo
 
-// Transitional: tests/train/qa_trainer_test.cpp still names these cputrain::data:: (another change edits its body).
-// Remove once it says cputrain::demo::.
-namespace cputrain::data {
-using demo::demo_bert_config;
-using demo::write_demo_model_dir;
-}  // namespace cputrain::data

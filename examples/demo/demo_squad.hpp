@@ -170,9 +170,3 @@ class demo_dataset_maker {
 
 }  // namespace cputrain::demo
 
-// Transitional: tests/train/qa_trainer_test.cpp still names these cputrain::data:: (another change edits its body).
-// Remove once it says cputrain::demo::.
-namespace cputrain::data {
-using demo::demo_squad_options;
-using demo::make_demo_squad;
-}  // namespace cputrain::data

@@ -64,17 +64,16 @@ int main(int argc, char** argv) {
       const auto train_features = ct::data::make_qa_features(train_set, tokenizer, options);
       std::printf("%zu training features of %zu questions\n", train_features.size(), train_set.examples.size());
 
-      // Hugging Face's TrainingArguments, by their field names.
-      ct::train::training_args args;
-      args.output_dir = out.string();
-      args.per_device_train_batch_size = 32;
-      args.learning_rate = 2e-3;
-      args.max_steps = steps;
-      args.logging_steps = 100;
-      args.save_steps = 150;
-      args.group_by_length = true;
-      args.pad_to_max_length = false;  // each batch padded to its longest window
-      args.bf16 = true;                // the policy decides the precision; this records it in training_args.json
+      // The training loop's options: Hugging Face's TrainingArguments, by their field names.
+      ct::train::training_options train_options;
+      train_options.output_dir = out.string();
+      train_options.per_device_train_batch_size = 32;
+      train_options.learning_rate = 2e-3;
+      train_options.max_steps = steps;
+      train_options.logging_steps = 100;
+      train_options.save_steps = 150;
+      train_options.group_by_length = true;
+      train_options.pad_to_max_length = false;  // each batch padded to its longest window
 
       // Callbacks: observe the loop; none of them can change it.
       ct::train::trainer_callbacks callbacks;
@@ -90,7 +89,7 @@ int main(int argc, char** argv) {
         ct::train::save_tokenizer(tokenizer, config.max_position_embeddings, dir);
       };
 
-      ct::train::qa_trainer<policy> trainer(model, args, callbacks);
+      ct::train::qa_trainer<policy> trainer(model, train_options, callbacks);
       const auto result = trainer.train(train_features);
       std::printf("%lld steps in %.1f s (%.1f steps/s), lowest logged loss %.4f\n",
                   static_cast<long long>(result.global_step), result.train_runtime, result.train_steps_per_second,

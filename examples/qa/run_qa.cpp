@@ -13,7 +13,9 @@
 // One binary for every scenario: started alone it is a world of one process; under mpirun (OpenMPI, MPICH,
 // Intel MPI) its ranks train one model together (parallel::multi_node), each finding its NUMA node and threads
 // by itself. Rank 0 prints the layout and the log and writes every file; a rank that fails ends the whole job.
+#include <cputrain/cli.hpp>
 #include <cputrain/cputrain.hpp>
+#include <cputrain/mpi.hpp>
 
 #include <cstdio>
 #include <iostream>
@@ -53,7 +55,7 @@ ct::data::squad_dataset load(const std::optional<std::string>& file, std::option
 }
 
 ct::data::qa_features featurize(const ct::data::squad_dataset& data, const ct::text::bert_tokenizer& tokenizer,
-                                const ct::train::training_args& args, std::size_t max_seq_length, bool labels,
+                                const ct::cli::training_args& args, std::size_t max_seq_length, bool labels,
                                 std::optional<int> max_samples) {
   ct::data::qa_feature_options options;
   options.max_seq_length = max_seq_length;
@@ -69,7 +71,7 @@ ct::data::qa_features featurize(const ct::data::squad_dataset& data, const ct::t
 // Post-processing, the prediction files and the metrics of one split ("eval" or "predict").
 template <class Trainer>
 nlohmann::json evaluate(Trainer& trainer, const ct::data::squad_dataset& data, const ct::data::qa_features& features,
-                        const ct::train::training_args& args, const std::string& split) {
+                        const ct::cli::training_args& args, const std::string& split) {
   const auto logits = trainer.predict(features);  // collective: rank 0 gets every feature's logits
   if (!trainer.is_main_process()) return {};
   ct::data::qa_postprocess_options post;
@@ -88,7 +90,7 @@ nlohmann::json evaluate(Trainer& trainer, const ct::data::squad_dataset& data, c
 }
 
 template <class Policy>
-int run(const ct::train::training_args& args, const ct::train::model_files& files, const ct::nn::bert_config& config,
+int run(const ct::cli::training_args& args, const ct::train::model_files& files, const ct::nn::bert_config& config,
         const ct::text::bert_tokenizer& tokenizer, std::size_t max_seq_length,
         const std::optional<fs::path>& resume, communicator& comm) {
   ct::nn::bert_qa<Policy> model(config, static_cast<std::uint64_t>(args.seed));
@@ -105,7 +107,7 @@ int run(const ct::train::training_args& args, const ct::train::model_files& file
   callbacks.save_tokenizer = [&](const fs::path& dir) {
     ct::train::save_tokenizer(tokenizer, config.max_position_embeddings, dir);
   };
-  ct::train::qa_trainer<Policy> trainer(model, args, comm, callbacks);
+  ct::train::qa_trainer<Policy> trainer(model, ct::cli::to_training_options(args), comm, callbacks);
   const bool writer = trainer.is_main_process();
   std::optional<double> epoch;
 
@@ -126,7 +128,7 @@ int run(const ct::train::training_args& args, const ct::train::model_files& file
     const auto result = trainer.train(features, resume);
     if (writer) {
       ct::train::save_pretrained(args.output_dir, model, tokenizer);
-      ct::io::write_file_atomically(fs::path(args.output_dir) / "training_args.json", ct::train::to_json(args).dump(2) + "\n");
+      ct::io::write_file_atomically(fs::path(args.output_dir) / "training_args.json", ct::cli::to_json(args).dump(2) + "\n");
       trainer.state().write(fs::path(args.output_dir) / "trainer_state.json");
       nlohmann::json metrics = result.to_json();
       metrics["train_samples"] = features.size();
@@ -160,8 +162,8 @@ int run(const ct::train::training_args& args, const ct::train::model_files& file
   return 0;
 }
 
-int run_qa(const ct::train::training_args& args, communicator& comm) {
-  const auto files = ct::train::find_model_files(args);
+int run_qa(const ct::cli::training_args& args, communicator& comm) {
+  const auto files = ct::train::find_model_files(ct::cli::to_model_sources(args));
   const auto tokenizer = ct::text::load_bert_tokenizer(files.tokenizer);
   const auto config = ct::io::read_bert_config(files.config);
   ct::train::check_model_fits_tokenizer(files, config, tokenizer);
@@ -192,7 +194,7 @@ int run_qa(const ct::train::training_args& args, communicator& comm) {
   if (comm.rank() == 0) {
     ct::train::create_output_dir(args.output_dir);
     lock.emplace(args.output_dir);
-    resume = ct::train::prepare_output_dir(args);
+    resume = ct::train::prepare_output_dir(ct::cli::to_output_dir_options(args));
     resume_text = resume ? resume->string() : "";
   }
   if (comm.size() > 1) {
@@ -242,9 +244,9 @@ int main(int argc, char** argv) {
     communicator comm;
     world = comm.size();
     this_rank = comm.rank();
-    ct::train::parsed_command_line command;
+    ct::cli::parsed_command_line command;
     try {
-      command = ct::train::parse_training_args(argc, argv);
+      command = ct::cli::parse_training_args(argc, argv);
     } catch (const ct::usage_error& e) {
       // Every rank has the same command line and ends here alike: one message, no abort needed.
       if (this_rank == 0) std::fprintf(stderr, "run_qa: %s\n", e.what());

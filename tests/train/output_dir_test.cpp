@@ -17,8 +17,8 @@ using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 namespace {
-training_args training_into(const fs::path& dir) {
-  training_args args;
+output_dir_options training_into(const fs::path& dir) {
+  output_dir_options args;
   args.output_dir = dir.string();
   args.do_train = true;
   return args;

@@ -30,25 +30,25 @@ struct tiny_run {
   ct::data::qa_features features;
 
   tiny_run() {
-    config = ct::data::demo_bert_config();
+    config = ct::demo::demo_bert_config();
     config.hidden_size = 16;
     config.num_hidden_layers = 1;
     config.num_attention_heads = 2;
     config.intermediate_size = 32;
     config.max_position_embeddings = 128;
-    ct::data::write_demo_model_dir(dir.path() / "model", config);
+    ct::demo::write_demo_model_dir(dir.path() / "model", config);
     const auto tokenizer = ct::text::load_bert_tokenizer(dir.path() / "model");
-    ct::data::demo_squad_options demo;
+    ct::demo::demo_squad_options demo;
     demo.paragraphs = 6;
     demo.questions_per_paragraph = 3;
     ct::data::qa_feature_options options;
     options.max_seq_length = 64;
     options.doc_stride = 16;
-    features = ct::data::make_qa_features(ct::data::make_demo_squad(demo), tokenizer, options);
+    features = ct::data::make_qa_features(ct::demo::make_demo_squad(demo), tokenizer, options);
   }
 
-  [[nodiscard]] ct::train::training_args args(std::int64_t max_steps) const {
-    ct::train::training_args a;
+  [[nodiscard]] ct::train::training_options args(std::int64_t max_steps) const {
+    ct::train::training_options a;
     a.output_dir = (dir.path() / "out").string();
     a.per_device_train_batch_size = 4;
     a.learning_rate = 1e-3;

@@ -1,16 +1,7 @@
-// A Hugging Face BERT model directory, in and out.
-//
-//   find_model_files(args)   what --model_name_or_path / --config_name / --tokenizer_name point at: config.json,
-//                            model.safetensors (or none: train from scratch), the tokenizer's vocab.txt; a usage
-//                            error naming the flag for anything missing, and for a checkpoint in PyTorch's pickle
-//                            format a message saying how to convert it (cputrain reads safetensors only)
-//   check_model_fits_tokenizer(files, config, tokenizer)
-//                            usage_error naming both files when the tokenizer's ids or the QA sentence pairs
-//                            would index past the model's embeddings
-//   save_pretrained(dir, model, tokenizer)
-//                            model.safetensors (HF names), config.json, vocab.txt, tokenizer_config.json and
-//                            special_tokens_map.json, as transformers' save_pretrained writes them, so the
-//                            directory loads with AutoModelForQuestionAnswering / AutoTokenizer unchanged
+// A Hugging Face BERT model directory, in and out: find_model_files (what --model_name_or_path, --config_name and
+// --tokenizer_name point at, or a usage_error naming the flag; a pickle checkpoint gets the command converting it),
+// check_model_fits_tokenizer (a vocabulary the model's embeddings cannot index), and save_pretrained (the
+// directory transformers' save_pretrained writes, which AutoModelForQuestionAnswering / AutoTokenizer load).
 #pragma once
 
 #include <filesystem>
@@ -26,14 +17,24 @@
 #include "cputrain/io/model_weights.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/load_bert_tokenizer.hpp"
-#include "cputrain/train/training_args.hpp"
 
 namespace cputrain::train {
 
+/// The files a run loads.
 struct model_files {
   std::filesystem::path config;                  // config.json
   std::optional<std::filesystem::path> weights;  // model.safetensors; none: a new model
   std::filesystem::path tokenizer;               // a directory with vocab.txt, or a vocab.txt
+};
+
+/// Where the model comes from, as run_qa.py's ModelArguments name it (local paths only).
+struct model_sources {
+  /// Directory of a saved model (config.json, weights, vocab.txt).
+  std::optional<std::string> model_name_or_path;
+  /// config.json (or its directory) if not the model's; alone: random weights.
+  std::optional<std::string> config_name;
+  /// vocab.txt (or its directory) if not the model's.
+  std::optional<std::string> tokenizer_name;
 };
 
 namespace detail {
@@ -50,23 +51,23 @@ inline std::string pickle_conversion_hint(const std::filesystem::path& dir) {
 
 }  // namespace detail
 
-/// The files a run will load, from the arguments; usage_error (exit 2) naming the flag when something is missing.
-inline model_files find_model_files(const training_args& args) {
+/// The files a run will load; usage_error (exit 2) naming the flag when something is missing.
+inline model_files find_model_files(const model_sources& sources) {
   namespace fs = std::filesystem;
   std::error_code ec;
   model_files files;
-  if (args.config_name) {
-    const fs::path c = *args.config_name;
+  if (sources.config_name) {
+    const fs::path c = *sources.config_name;
     files.config = fs::is_directory(c, ec) ? c / "config.json" : c;
     if (!fs::is_regular_file(files.config, ec))
-      throw usage_error("--config_name " + *args.config_name + ": no config.json there");
+      throw usage_error("--config_name " + *sources.config_name + ": no config.json there");
   }
-  if (args.model_name_or_path) {
-    const fs::path dir = *args.model_name_or_path;
+  if (sources.model_name_or_path) {
+    const fs::path dir = *sources.model_name_or_path;
     if (!fs::is_directory(dir, ec))
       throw usage_error("--model_name_or_path " + dir.string() +
                         ": not a directory (cputrain downloads nothing: give a local Hugging Face model directory)");
-    if (!args.config_name) {
+    if (!sources.config_name) {
       files.config = dir / "config.json";
       if (!fs::is_regular_file(files.config, ec))
         throw usage_error("--model_name_or_path " + dir.string() + ": no config.json in this directory");
@@ -85,19 +86,19 @@ inline model_files find_model_files(const training_args& args) {
                         "--config_name without --model_name_or_path)");
     }
   }
-  if (!args.model_name_or_path && !args.config_name)
+  if (!sources.model_name_or_path && !sources.config_name)
     throw usage_error("give --model_name_or_path (a model to fine-tune) or --config_name (a new model's config.json)");
 
-  if (args.tokenizer_name) {
-    files.tokenizer = *args.tokenizer_name;
-  } else if (args.model_name_or_path) {
-    files.tokenizer = *args.model_name_or_path;
+  if (sources.tokenizer_name) {
+    files.tokenizer = *sources.tokenizer_name;
+  } else if (sources.model_name_or_path) {
+    files.tokenizer = *sources.model_name_or_path;
   } else {
     files.tokenizer = files.config.parent_path();
   }
   const fs::path vocab = fs::is_directory(files.tokenizer, ec) ? files.tokenizer / "vocab.txt" : files.tokenizer;
   if (!fs::is_regular_file(vocab, ec))
-    throw usage_error((args.tokenizer_name ? "--tokenizer_name " : "the tokenizer ") + files.tokenizer.string() +
+    throw usage_error((sources.tokenizer_name ? "--tokenizer_name " : "the tokenizer ") + files.tokenizer.string() +
                       ": no vocab.txt (give --tokenizer_name with a directory holding the model's vocab.txt)");
   return files;
 }

@@ -1,15 +1,7 @@
-// The output directory of a run, handled as run_qa.py handles it, plus a lock:
-//
-//   create_output_dir(dir)    creates it (and its parents); a usage_error when it or a parent is a file, an
-//                             io_error naming it and the system's reason (read-only file system, no space,
-//                             permission) when it cannot be made
-//   prepare_output_dir(args)  creates output_dir; with --do_train and without --overwrite_output_dir, a directory
-//                             that has a complete checkpoint resumes from the newest one (unless
-//                             --resume_from_checkpoint names another), and a non-empty one without checkpoints is
-//                             refused (usage_error), so finished work is never overwritten by accident
-//   output_dir_lock           an exclusive flock on output_dir/.cputrain.lock for the life of the run: a second
-//                             run pointed at the same directory stops at once with a message instead of both
-//                             writing checkpoints over each other
+// The output directory of a run, as run_qa.py handles it: create_output_dir (a usage_error when a file is in the
+// way, an io_error with the system's reason otherwise), prepare_output_dir (resume from the newest complete
+// checkpoint, or refuse a non-empty directory without one, so finished work is never overwritten by accident), and
+// output_dir_lock (an exclusive flock on output_dir/.cputrain.lock: a second run there stops at once).
 #pragma once
 
 #include <fcntl.h>
@@ -26,7 +18,6 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/io/io_error.hpp"
 #include "cputrain/train/checkpoint.hpp"
-#include "cputrain/train/training_args.hpp"
 
 namespace cputrain::train {
 
@@ -79,20 +70,31 @@ inline void create_output_dir(const std::filesystem::path& dir) {
   if (ec) throw io::io_error("--output_dir " + dir.string() + ": cannot create the output directory: " + ec.message());
 }
 
+/// What run_qa.py's output-directory rule reads, under Hugging Face's names.
+struct output_dir_options {
+  std::string output_dir;
+  /// A checkpoint directory to resume from, instead of the newest in output_dir.
+  std::optional<std::string> resume_from_checkpoint;
+  /// Only a training run resumes, or is refused a non-empty directory.
+  bool do_train = false;
+  /// Start afresh even if output_dir holds checkpoints.
+  bool overwrite_output_dir = false;
+};
+
 /// Creates output_dir and decides where training starts: the checkpoint to resume from, if any.
-inline std::optional<std::filesystem::path> prepare_output_dir(const training_args& args) {
+inline std::optional<std::filesystem::path> prepare_output_dir(const output_dir_options& options) {
   namespace fs = std::filesystem;
-  const fs::path dir = args.output_dir;
+  const fs::path dir = options.output_dir;
   std::error_code ec;
   create_output_dir(dir);
-  if (args.resume_from_checkpoint) {
-    const fs::path from = *args.resume_from_checkpoint;
+  if (options.resume_from_checkpoint) {
+    const fs::path from = *options.resume_from_checkpoint;
     if (!fs::exists(from / checkpoint_state_file, ec))
       throw usage_error("--resume_from_checkpoint " + from.string() + ": not a complete checkpoint (no " +
                         std::string(checkpoint_state_file) + ")");
     return from;
   }
-  if (!args.do_train || args.overwrite_output_dir) return std::nullopt;
+  if (!options.do_train || options.overwrite_output_dir) return std::nullopt;
   if (auto last = last_checkpoint(dir)) return last;
   std::string incomplete;  // checkpoint-N without trainer_state.json: a copy cut short, or another program's
   bool empty = true;

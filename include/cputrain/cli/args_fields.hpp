@@ -1,0 +1,141 @@
+// cputrain::cli::detail::args_fields — every field of training_args once: its flag name, its group in --help, the
+// member it sets and its help. The parser (parse_args.hpp), the help text and the JSON form (args_json.hpp) are
+// all made from this table, in run_qa.py's order.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "cputrain/cli/training_args.hpp"
+
+namespace cputrain::cli::detail {
+
+/// Where --help lists a flag.
+enum class args_group { model, data, training, compatibility };
+
+/// The member a field sets, of one of the types a flag can have.
+using args_member = std::variant<bool training_args::*, int training_args::*, double training_args::*,
+                                 std::string training_args::*, std::optional<int> training_args::*,
+                                 std::optional<std::string> training_args::*>;
+
+/// One field: its flag (without --), group, member and help.
+struct args_field {
+  const char* name;
+  args_group group;
+  args_member member;
+  const char* help;
+};
+
+/// In run_qa.py's order (model, data, training), which is also the order of to_json's keys.
+inline const args_field args_fields[] = {
+    {"model_name_or_path", args_group::model, &training_args::model_name_or_path,
+     "Directory of a saved model (config.json, weights, vocab.txt); cputrain downloads nothing from the Hub"},
+    {"config_name", args_group::model, &training_args::config_name,
+     "config.json (or its directory) if not the model's; without --model_name_or_path the model starts from "
+     "random weights"},
+    {"tokenizer_name", args_group::model, &training_args::tokenizer_name,
+     "vocab.txt (or its directory) if not the model's"},
+
+    {"train_file", args_group::data, &training_args::train_file, "SQuAD JSON file to train on (--do_train)"},
+    {"validation_file", args_group::data, &training_args::validation_file,
+     "SQuAD JSON file to evaluate on (--do_eval)"},
+    {"test_file", args_group::data, &training_args::test_file, "SQuAD JSON file to predict on (--do_predict)"},
+    {"max_seq_length", args_group::data, &training_args::max_seq_length,
+     "Tokens per window, question and context together; longer contexts are split into windows"},
+    {"pad_to_max_length", args_group::data, &training_args::pad_to_max_length,
+     "Pad every window to --max_seq_length; --no_pad_to_max_length pads each batch to its longest window"},
+    {"doc_stride", args_group::data, &training_args::doc_stride,
+     "Tokens shared by consecutive windows of a long context"},
+    {"max_train_samples", args_group::data, &training_args::max_train_samples,
+     "Train on the first N examples only"},
+    {"max_eval_samples", args_group::data, &training_args::max_eval_samples,
+     "Evaluate on the first N examples only"},
+    {"max_predict_samples", args_group::data, &training_args::max_predict_samples,
+     "Predict on the first N examples only"},
+    {"version_2_with_negative", args_group::data, &training_args::version_2_with_negative,
+     "Some questions have no answer (SQuAD 2.0)"},
+    {"null_score_diff_threshold", args_group::data, &training_args::null_score_diff_threshold,
+     "Answer \"\" when the best span scores less than the null answer minus this (SQuAD 2.0)"},
+    {"n_best_size", args_group::data, &training_args::n_best_size,
+     "Candidate start and end positions kept per window when choosing the answer"},
+    {"max_answer_length", args_group::data, &training_args::max_answer_length,
+     "Longest answer, in tokens, a prediction may have"},
+    {"overwrite_cache", args_group::compatibility, &training_args::overwrite_cache,
+     "Accepted, changes nothing: cputrain keeps no dataset cache"},
+    {"preprocessing_num_workers", args_group::compatibility, &training_args::preprocessing_num_workers,
+     "Accepted, changes nothing: features are computed by the process's threads"},
+
+    {"output_dir", args_group::training, &training_args::output_dir,
+     "Where checkpoints, the trained model, predictions and metrics are written (required)"},
+    {"overwrite_output_dir", args_group::training, &training_args::overwrite_output_dir,
+     "Start afresh even if --output_dir holds checkpoints"},
+    {"do_train", args_group::training, &training_args::do_train, "Train on --train_file"},
+    {"do_eval", args_group::training, &training_args::do_eval, "Evaluate on --validation_file"},
+    {"do_predict", args_group::training, &training_args::do_predict, "Predict on --test_file"},
+    {"eval_strategy", args_group::training, &training_args::eval_strategy,
+     "no: evaluate after training (with --do_eval); epoch: also after every epoch"},
+    {"per_device_train_batch_size", args_group::training, &training_args::per_device_train_batch_size,
+     "Windows per process in each training batch"},
+    {"per_device_eval_batch_size", args_group::training, &training_args::per_device_eval_batch_size,
+     "Windows per process in each evaluation batch"},
+    {"gradient_accumulation_steps", args_group::training, &training_args::gradient_accumulation_steps,
+     "Batches whose gradients are summed before each optimizer step"},
+    {"learning_rate", args_group::training, &training_args::learning_rate, "AdamW's initial learning rate"},
+    {"weight_decay", args_group::training, &training_args::weight_decay,
+     "AdamW's weight decay (biases and LayerNorm weights are not decayed)"},
+    {"adam_beta1", args_group::training, &training_args::adam_beta1, "AdamW's beta1"},
+    {"adam_beta2", args_group::training, &training_args::adam_beta2, "AdamW's beta2"},
+    {"adam_epsilon", args_group::training, &training_args::adam_epsilon, "AdamW's epsilon"},
+    {"max_grad_norm", args_group::training, &training_args::max_grad_norm,
+     "Clip gradients to this global norm; 0 disables clipping"},
+    {"num_train_epochs", args_group::training, &training_args::num_train_epochs,
+     "Epochs to train, possibly fractional; --max_steps overrides it"},
+    {"max_steps", args_group::training, &training_args::max_steps,
+     "Optimizer steps to train; -1 trains for --num_train_epochs"},
+    {"lr_scheduler_type", args_group::training, &training_args::lr_scheduler_type,
+     "linear, cosine, constant or constant_with_warmup"},
+    {"warmup_ratio", args_group::training, &training_args::warmup_ratio,
+     "Fraction of the training steps spent warming up the learning rate"},
+    {"warmup_steps", args_group::training, &training_args::warmup_steps,
+     "Steps spent warming up the learning rate; > 0 overrides --warmup_ratio"},
+    {"logging_steps", args_group::training, &training_args::logging_steps, "Log every N optimizer steps"},
+    {"save_strategy", args_group::training, &training_args::save_strategy,
+     "steps: a checkpoint every --save_steps; epoch: after every epoch; no: none"},
+    {"save_steps", args_group::training, &training_args::save_steps,
+     "Optimizer steps between checkpoints (--save_strategy steps)"},
+    {"save_total_limit", args_group::training, &training_args::save_total_limit,
+     "Keep only the N most recent checkpoints"},
+    {"seed", args_group::training, &training_args::seed, "Seed of the initialisation, dropout and shuffling"},
+    {"bf16", args_group::training, &training_args::bf16,
+     "bf16 mixed precision as PyTorch's CPU autocast does it, instead of fp32"},
+    {"dataloader_drop_last", args_group::training, &training_args::dataloader_drop_last,
+     "Drop the last, incomplete training batch of each epoch"},
+    {"group_by_length", args_group::training, &training_args::group_by_length,
+     "Batch training windows of similar length together: with --no_pad_to_max_length, much less padding"},
+    {"resume_from_checkpoint", args_group::training, &training_args::resume_from_checkpoint,
+     "Checkpoint directory to resume training from"},
+    {"disable_tqdm", args_group::training, &training_args::disable_tqdm, "No progress bar"},
+    {"threads", args_group::training, &training_args::threads,
+     "Compute threads per process (cputrain's own; by default the cores of the process's NUMA node minus one, "
+     "or OMP_NUM_THREADS)"},
+    {"sparse_embedding_gradients", args_group::training, &training_args::sparse_embedding_gradients,
+     "With several processes, send only the word-embedding rows the step's tokens used (cputrain's own; the "
+     "same result as sending the whole table, in a fraction of the bytes)"},
+    {"termination_grace_period", args_group::training, &training_args::termination_grace_period,
+     "Seconds between SIGTERM and the kill (cputrain's own; Kubernetes' default 30): on SIGTERM or Ctrl-C, "
+     "finish the step and write a checkpoint if that fits in them, then exit; 0 exits without one"},
+    {"use_cpu", args_group::compatibility, &training_args::use_cpu,
+     "Accepted: cputrain always runs on the CPU"},
+};
+
+/// The field whose flag is `name` (without --), or nullptr.
+inline const args_field* find_field(std::string_view name) {
+  for (const args_field& f : args_fields) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace cputrain::cli::detail

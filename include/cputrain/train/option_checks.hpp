@@ -1,0 +1,56 @@
+// cputrain::train::checks — the rules an option's value must follow, each a usage_error that names the option by
+// its Hugging Face flag, the value and the rule ("--logging_steps 0: must be >= 1"). Shared by training_options
+// and the command line (cli/validate_args.hpp).
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cputrain/core/error.hpp"
+
+namespace cputrain::train::checks {
+
+/// Shortest text that reads back as the same double (Python's repr), for messages and the help's defaults.
+inline std::string number_text(double x) {
+  char buffer[32];
+  const auto written = std::to_chars(buffer, buffer + sizeof buffer, x);
+  return std::string(buffer, written.ptr);
+}
+
+/// "--name".
+inline std::string flag(std::string_view name) { return "--" + std::string(name); }
+
+/// usage_error "--name value: rule".
+[[noreturn]] inline void bad_flag_value(std::string_view name, const std::string& value, const std::string& rule) {
+  throw usage_error(flag(name) + " " + value + ": " + rule);
+}
+
+/// usage_error unless value >= least.
+inline void check_at_least(std::string_view name, int value, int least) {
+  if (value < least) bad_flag_value(name, std::to_string(value), "must be >= " + std::to_string(least));
+}
+
+/// usage_error unless the value, when there is one, is >= least.
+inline void check_at_least(std::string_view name, const std::optional<int>& value, int least) {
+  if (value) check_at_least(name, *value, least);
+}
+
+/// usage_error unless value is finite and >= 0.
+inline void check_not_negative(std::string_view name, double value) {
+  if (!(value >= 0 && std::isfinite(value))) bad_flag_value(name, number_text(value), "must be >= 0 and finite");
+}
+
+/// usage_error saying `why` unless value is one of `valid`.
+inline void check_one_of(std::string_view name, const std::string& value, std::initializer_list<const char*> valid,
+                         const std::string& why) {
+  for (const char* v : valid) {
+    if (value == v) return;
+  }
+  bad_flag_value(name, value, why);
+}
+
+}  // namespace cputrain::train::checks

@@ -1,0 +1,163 @@
+// cputrain::train::training_options — what the training loop (qa_trainer) is told: the fields of Hugging Face's
+// TrainingArguments it reads, under their names and with their defaults, and the check that they can run
+// (validate: a usage_error naming the field by its flag). A program's command line converts to it
+// (cli/trainer_options.hpp); a library user fills it in code.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/core/error.hpp"
+#include "cputrain/optim/lr_schedule.hpp"
+#include "cputrain/train/option_checks.hpp"
+
+namespace cputrain::train {
+
+/// The training loop's options, under Hugging Face's TrainingArguments names. Default-constructed, it holds
+/// Hugging Face's defaults.
+struct training_options {
+  /// Where checkpoints are written (checkpoint-N directories).
+  std::string output_dir;
+  int per_device_train_batch_size = 8;
+  int per_device_eval_batch_size = 8;
+  int gradient_accumulation_steps = 1;
+  double learning_rate = 5e-5;
+  double weight_decay = 0.0;
+  double adam_beta1 = 0.9;
+  double adam_beta2 = 0.999;
+  double adam_epsilon = 1e-8;
+  /// 0 disables clipping.
+  double max_grad_norm = 1.0;
+  /// A double, as in Hugging Face: 2.5 epochs is a valid request.
+  double num_train_epochs = 3.0;
+  /// > 0 overrides num_train_epochs.
+  int max_steps = -1;
+  std::string lr_scheduler_type = "linear";
+  double warmup_ratio = 0.0;
+  /// > 0 overrides warmup_ratio.
+  int warmup_steps = 0;
+  int logging_steps = 500;
+  /// "steps", "epoch" or "no".
+  std::string save_strategy = "steps";
+  int save_steps = 500;
+  std::optional<int> save_total_limit;
+  int seed = 42;
+  /// run_qa.py's default; false pads each batch to its longest window.
+  bool pad_to_max_length = true;
+  bool dataloader_drop_last = false;
+  /// Batches of windows of similar length (train/sampler.hpp).
+  bool group_by_length = false;
+  bool disable_tqdm = false;
+  /// cputrain's own: seconds a SIGTERM leaves to write a checkpoint (Kubernetes' default grace); 0: none.
+  double termination_grace_period = 30.0;
+  /// cputrain's own: with several processes, average the word-embedding gradient by sending only the rows the
+  /// step's tokens used (distributed/sparse_row_reducer.hpp); false sends the whole table (for comparison).
+  bool sparse_embedding_gradients = true;
+  /// What every checkpoint's training_args.json records: a program's whole arguments (run_qa's command line,
+  /// cli::to_json); unset, these options as to_json(training_options) writes them.
+  std::optional<nlohmann::ordered_json> recorded_arguments;
+
+  /// usage_error naming the field by its flag, its value and the rule, for the first value the loop cannot run
+  /// with (batch sizes, steps, schedule, optimizer, logging and saving).
+  void validate() const;
+
+  /// lr_scheduler_type as the schedule it names (usage_error listing the valid names otherwise).
+  [[nodiscard]] optim::schedule_kind lr_schedule_kind() const;
+
+  friend bool operator==(const training_options&, const training_options&) = default;
+};
+
+inline optim::schedule_kind training_options::lr_schedule_kind() const {
+  try {
+    return optim::parse_schedule(lr_scheduler_type);
+  } catch (const usage_error& e) {
+    // parse_schedule's message names itself; the user needs only the names it lists.
+    const std::string_view what = e.what();
+    const std::size_t valid = what.find("valid names:");
+    checks::bad_flag_value("lr_scheduler_type", lr_scheduler_type,
+                           valid == std::string_view::npos ? std::string(what)
+                                                           : "unknown schedule; " + std::string(what.substr(valid)));
+  }
+}
+
+inline void training_options::validate() const {
+  using checks::bad_flag_value;
+  using checks::check_at_least;
+  using checks::check_not_negative;
+  using checks::number_text;
+
+  check_at_least("per_device_train_batch_size", per_device_train_batch_size, 1);
+  check_at_least("per_device_eval_batch_size", per_device_eval_batch_size, 1);
+  check_at_least("gradient_accumulation_steps", gradient_accumulation_steps, 1);
+  check_not_negative("learning_rate", learning_rate);
+  check_not_negative("weight_decay", weight_decay);
+  if (!(adam_beta1 >= 0 && adam_beta1 < 1)) bad_flag_value("adam_beta1", number_text(adam_beta1), "must lie in [0, 1)");
+  if (!(adam_beta2 >= 0 && adam_beta2 < 1)) bad_flag_value("adam_beta2", number_text(adam_beta2), "must lie in [0, 1)");
+  check_not_negative("adam_epsilon", adam_epsilon);
+  check_not_negative("max_grad_norm", max_grad_norm);
+  // Hugging Face reads any max_steps <= 0 as "train for num_train_epochs"; only -1 says so on purpose, and a 0
+  // meant as "no training" would silently train three epochs.
+  if (max_steps == 0 || max_steps < -1) {
+    bad_flag_value("max_steps", std::to_string(max_steps),
+                   "must be a positive number of optimizer steps, or -1 to train for --num_train_epochs");
+  }
+  check_not_negative("num_train_epochs", num_train_epochs);
+  if (max_steps < 0 && !(num_train_epochs > 0)) {
+    bad_flag_value("num_train_epochs", number_text(num_train_epochs), "must be > 0 unless --max_steps is set");
+  }
+  (void)lr_schedule_kind();
+  if (!(warmup_ratio >= 0 && warmup_ratio <= 1)) {
+    bad_flag_value("warmup_ratio", number_text(warmup_ratio), "must lie in [0, 1]");
+  }
+  check_at_least("warmup_steps", warmup_steps, 0);
+  check_at_least("logging_steps", logging_steps, 1);
+  checks::check_one_of("save_strategy", save_strategy, {"steps", "epoch", "no"},
+                       "cputrain saves every --save_steps (steps), after every epoch (epoch) or never (no)");
+  check_at_least("save_steps", save_steps, 1);
+  check_at_least("save_total_limit", save_total_limit, 1);
+  check_at_least("seed", seed, 0);  // numpy's and torch's seeds are unsigned
+  check_not_negative("termination_grace_period", termination_grace_period);
+}
+
+/// The options under their Hugging Face names (not recorded_arguments), in TrainingArguments' order; an unset
+/// save_total_limit is null, as Python's None.
+[[nodiscard]] inline nlohmann::ordered_json to_json(const training_options& o) {
+  nlohmann::ordered_json j;
+  j["output_dir"] = o.output_dir;
+  j["per_device_train_batch_size"] = o.per_device_train_batch_size;
+  j["per_device_eval_batch_size"] = o.per_device_eval_batch_size;
+  j["gradient_accumulation_steps"] = o.gradient_accumulation_steps;
+  j["learning_rate"] = o.learning_rate;
+  j["weight_decay"] = o.weight_decay;
+  j["adam_beta1"] = o.adam_beta1;
+  j["adam_beta2"] = o.adam_beta2;
+  j["adam_epsilon"] = o.adam_epsilon;
+  j["max_grad_norm"] = o.max_grad_norm;
+  j["num_train_epochs"] = o.num_train_epochs;
+  j["max_steps"] = o.max_steps;
+  j["lr_scheduler_type"] = o.lr_scheduler_type;
+  j["warmup_ratio"] = o.warmup_ratio;
+  j["warmup_steps"] = o.warmup_steps;
+  j["logging_steps"] = o.logging_steps;
+  j["save_strategy"] = o.save_strategy;
+  j["save_steps"] = o.save_steps;
+  j["save_total_limit"] = o.save_total_limit ? nlohmann::ordered_json(*o.save_total_limit) : nullptr;
+  j["seed"] = o.seed;
+  j["pad_to_max_length"] = o.pad_to_max_length;
+  j["dataloader_drop_last"] = o.dataloader_drop_last;
+  j["group_by_length"] = o.group_by_length;
+  j["disable_tqdm"] = o.disable_tqdm;
+  j["termination_grace_period"] = o.termination_grace_period;
+  j["sparse_embedding_gradients"] = o.sparse_embedding_gradients;
+  return j;
+}
+
+/// What a checkpoint's training_args.json holds: recorded_arguments, or else the options themselves.
+[[nodiscard]] inline nlohmann::ordered_json arguments_json(const training_options& o) {
+  return o.recorded_arguments ? *o.recorded_arguments : to_json(o);
+}
+
+}  // namespace cputrain::train

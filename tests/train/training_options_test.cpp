@@ -1,0 +1,52 @@
+// Tests for include/cputrain/train/training_options.hpp: the training loop's values are checked alone, each a
+// usage_error naming its field's flag, and a checkpoint's training_args.json records the program's arguments when
+// it gives them, else the options.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/train/training_options.hpp"
+
+using Catch::Matchers::Contains;
+using cputrain::train::training_options;
+
+TEST_CASE("training_options: validate checks the loop's values alone, for options filled in code", "[train]") {
+  const training_options options;  // no output_dir, no task, no files: only the loop's values matter here
+  CHECK_NOTHROW(options.validate());
+  CHECK(options.lr_schedule_kind() == cputrain::optim::schedule_kind::linear);
+
+  auto refused = [](auto change, const char* field) {
+    training_options o;
+    change(o);
+    INFO(field);
+    CHECK_THROWS_WITH(o.validate(), Contains(field));
+  };
+  refused([](auto& o) { o.logging_steps = 0; }, "logging_steps");
+  refused([](auto& o) { o.save_steps = 0; }, "save_steps");
+  refused([](auto& o) { o.per_device_train_batch_size = 0; }, "per_device_train_batch_size");
+  refused([](auto& o) { o.per_device_eval_batch_size = 0; }, "per_device_eval_batch_size");
+  refused([](auto& o) { o.gradient_accumulation_steps = -2; }, "gradient_accumulation_steps");
+  refused([](auto& o) { o.max_steps = 0; }, "max_steps");
+  refused([](auto& o) { o.learning_rate = -1e-3; }, "learning_rate");
+  refused([](auto& o) { o.save_strategy = "sometimes"; }, "save_strategy");
+  refused([](auto& o) { o.lr_scheduler_type = "sometimes"; }, "lr_scheduler_type");
+  refused([](auto& o) { o.termination_grace_period = -1; }, "termination_grace_period");
+  CHECK_THROWS_WITH([] {
+    training_options o;
+    o.logging_steps = 0;
+    o.validate();
+  }(), "--logging_steps 0: must be >= 1");
+}
+
+TEST_CASE("training_options: training_args.json records the program's arguments, else the options", "[train]") {
+  training_options options;
+  options.output_dir = "out";
+  options.save_total_limit = 2;
+  const nlohmann::ordered_json own = to_json(options);
+  CHECK(own["output_dir"] == "out");
+  CHECK(own["save_total_limit"] == 2);
+  CHECK(own["lr_scheduler_type"] == "linear");
+  CHECK(arguments_json(options) == own);
+  options.recorded_arguments = nlohmann::ordered_json{{"model_name_or_path", nullptr}, {"bf16", true}};
+  CHECK(arguments_json(options) == *options.recorded_arguments);
+}
