@@ -1,15 +1,7 @@
-// Checkpoints as Hugging Face's Trainer lays them out — output_dir/checkpoint-<step>/ — made crash-safe: the
-// files are written into output_dir/tmp-checkpoint-<step>/, each synced, the directory synced and then renamed to
-// checkpoint-<step> and output_dir synced. A crash at any moment leaves either no checkpoint-<step> or a whole
-// one, and never touches the previous checkpoints; a leftover tmp-checkpoint-* (or tmp-deleting-checkpoint-* of an
-// interrupted rotation) is ignored and removed by the next save. Older checkpoints beyond save_total_limit are
-// deleted only after the new one is in place.
-//
-//   save_checkpoint(output_dir, step, write)   write(dir) fills the directory (see trainer.hpp for the files)
-//   list_checkpoints(output_dir)               complete checkpoints, oldest first
-//   last_checkpoint(output_dir)                the newest complete one, as transformers' get_last_checkpoint
-//   rotate_checkpoints(output_dir, limit)      keeps the newest `limit`
-//   save_optimizer_state / load_optimizer_state  AdamW's moments by parameter name, in safetensors
+// Checkpoints as Hugging Face's Trainer lays them out (output_dir/checkpoint-<step>/), made crash-safe: written into
+// tmp-checkpoint-<step>/, synced, renamed into place; a crash leaves no checkpoint-<step> or a whole one
+// (docs/training.md, "Checkpoints and resuming"). save_checkpoint, list_checkpoints, last_checkpoint,
+// rotate_checkpoints (after the new one is in place), and AdamW's moments by parameter name in safetensors.
 #pragma once
 
 #include <fcntl.h>

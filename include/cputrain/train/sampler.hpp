@@ -1,19 +1,7 @@
-// cputrain::train::data_order — which training features each optimizer step of each process sees.
-//
-// Every epoch has its own permutation of the features, drawn from (seed, epoch) alone, so a run resumed at any
-// step replays exactly the order it would have had. With several processes, the permutation is padded by wrapping
-// around until it divides evenly, and process r takes positions r, r + world, r + 2 world, ... (PyTorch's
-// DistributedSampler). Batch k of process r is then positions [k b world, (k + 1) b world) of the padded
-// permutation taken every world-th from r — so the union of what all processes see at step k is exactly what one
-// process with batch b x world sees at step k. The shuffle is a Fisher-Yates over a counter-based generator with
-// its own integer draws (no std::uniform_int_distribution, whose results differ between standard libraries), so
-// the order is the same with every compiler.
-//
-// With group_by_length (Hugging Face's --group_by_length), each permutation is then cut into megabatches of up to 50
-// global batches and each megabatch sorted by length, longest first, as HF's LengthGroupedSampler does: batches
-// padded to their longest window then carry little padding. The megabatch is counted in global batches (per-process
-// batch x processes x accumulation steps) rather than HF's per-process batches, so that the order of the whole job
-// does not change with the number of processes.
+// cputrain::train::data_order — which training features each optimizer step of each process sees: a permutation
+// per epoch drawn from (seed, epoch) alone (a resumed run replays it), split between processes as PyTorch's
+// DistributedSampler does, optionally grouped by length as Hugging Face's LengthGroupedSampler does, the same with
+// every compiler. docs/training.md, "Data order", says how and why.
 #pragma once
 
 #include <algorithm>
