@@ -3,7 +3,8 @@
 point to a layer that docs/overview.md's diagram lets <folder> use (LAYERS below is that diagram as data). An edge
 that points up or sideways fails, naming the file, the line and the layer it may not reach.
 
-  check_layers.py <include-dir>              check a tree (exit 1 on a bad edge, 2 on a folder the map lacks)
+  check_layers.py <include-dir>              check a tree (exit 1 on a bad edge or a layer header that misses one of
+                                             its folder's headers, 2 on a folder the map lacks)
   check_layers.py <include-dir> --self-test  inject bad includes into a copy and check that each one is caught
   check_layers.py <include-dir> --graph      print the edge count of every pair of folders (for the docs)
 """
@@ -69,6 +70,22 @@ def check(root: pathlib.Path) -> list[str]:
     return sorted(set(problems))
 
 
+def check_umbrellas(root: pathlib.Path) -> list[str]:
+    """Every header of a layer (outside detail/) is included by that layer's cputrain/<layer>.hpp."""
+    problems = []
+    for layer in LAYERS:
+        umbrella = root / f"{layer}.hpp"
+        if not umbrella.is_file():
+            problems.append(f"cputrain/{layer}.hpp is missing: each layer has one header that includes it")
+            continue
+        text = umbrella.read_text(encoding="utf-8")
+        for header in sorted((root / layer).rglob("*.hpp")):
+            relative = header.relative_to(root).as_posix()
+            if "/detail/" not in relative and f'"cputrain/{relative}"' not in text:
+                problems.append(f"cputrain/{layer}.hpp does not include cputrain/{relative}")
+    return problems
+
+
 def self_test(root: pathlib.Path) -> int:
     injections = [
         ("nn/linear.hpp", '#include "cputrain/train/qa_trainer.hpp"', "nn/ includes cputrain/train/qa_trainer.hpp"),
@@ -118,10 +135,10 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"folders not in the layer map (tests/layers/check_layers.py): {', '.join(unknown)}")
         return 2
-    problems = check(root)
+    problems = check(root) + check_umbrellas(root)
     for problem in problems:
         print(problem)
-    print(f"{len(problems)} include(s) against the layer order" if problems else "every include points down")
+    print(f"{len(problems)} problem(s) with the layering" if problems else "every include points down")
     return 1 if problems else 0
 
 
