@@ -35,7 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/distributed/gradient_reducer.hpp"
+#include "cputrain/mpi/gradient_reducer.hpp"
 #include "cputrain/mpi/communicator.hpp"
 #include "cputrain/mpi/environment.hpp"
 
