@@ -17,6 +17,9 @@
 #include <cputrain/cputrain.hpp>
 #include <cputrain/mpi.hpp>
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -41,6 +44,13 @@ void say(const std::string& line) {
   if (this_rank != 0) return;
   std::fprintf(stdout, "%s\n", line.c_str());
   std::fflush(stdout);
+}
+
+// The most this process has held (getrusage: the kernel's count of resident pages).
+double peak_resident_bytes() {
+  ::rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;
 }
 
 ct::data::squad_dataset load(const std::optional<std::string>& file, std::optional<int> max_samples, const char* flag) {
@@ -89,10 +99,49 @@ nlohmann::json evaluate(Trainer& trainer, const ct::data::squad_dataset& data, c
   return metrics;
 }
 
+// Everything the run will allocate from here on: the model, AdamW's moments when training, the activations of
+// the larger batch it runs. Required against what the process may take before any of it is allocated.
+ct::memory_bill run_memory(const ct::cli::training_args& args, const ct::nn::bert_config& config,
+                           std::size_t max_seq_length) {
+  const std::size_t gemm_bytes = args.bf16 ? 2 : 4;
+  const auto options = ct::cli::to_training_options(args);
+  const bool evaluates = args.do_eval || args.do_predict;
+  if (args.do_train) return ct::train::training_memory(config, options, gemm_bytes, max_seq_length, evaluates, "--");
+  ct::memory_bill bill = ct::nn::model_memory(config, gemm_bytes);
+  bill.add(ct::train::batch_memory(config, options, gemm_bytes, max_seq_length, evaluates, "--"));
+  return bill;
+}
+
+// Refuses a bill that cannot fit, naming config.json and the fields and flags that make it big; with `header`,
+// prints it. Returns the estimated peak.
+double require_run_memory(const ct::memory_bill& bill, const fs::path& config, std::size_t ranks_here, bool header,
+                          std::size_t feature_bytes = 0) {
+  const auto allowance = ct::read_memory_allowance().shared_by(ranks_here);
+  ct::require_memory(bill, allowance, config.string());
+  const double peak = ct::peak_bytes(bill, allowance);
+  if (header) {
+    say("memory: about " + ct::format_bytes(peak) + " at the peak = " +
+        ct::format_bytes(static_cast<double>(allowance.resident)) + " held now (the program, the tokenizer" +
+        (feature_bytes > 0 ? ", " + ct::format_bytes(static_cast<double>(feature_bytes)) + " of features" : "") +
+        ") + " + bill.breakdown() + "; this machine allows " + ct::format_bytes(static_cast<double>(allowance.total())) +
+        " (" + allowance.source + ")");
+  }
+  return peak;
+}
+
 template <class Policy>
 int run(const ct::cli::training_args& args, const ct::train::model_files& files, const ct::nn::bert_config& config,
         const ct::text::bert_tokenizer& tokenizer, std::size_t max_seq_length,
-        const std::optional<fs::path>& resume, communicator& comm) {
+        const std::optional<fs::path>& resume, communicator& comm, std::size_t ranks_here) {
+  // The training features first: they are part of what the process holds when the model is built on top.
+  std::optional<ct::data::squad_dataset> train_data;
+  std::optional<ct::data::qa_features> train_features;
+  if (args.do_train) {
+    train_data = load(args.train_file, args.max_train_samples, "--train_file");
+    train_features = featurize(*train_data, tokenizer, args, max_seq_length, true, args.max_train_samples);
+  }
+  const double estimate = require_run_memory(run_memory(args, config, max_seq_length), files.config, ranks_here, true,
+                                             train_features ? train_features->memory_bytes() : 0);
   ct::nn::bert_qa<Policy> model(config, static_cast<std::uint64_t>(args.seed));
   if (files.weights) {
     const auto report = ct::io::load_weights(model, *files.weights, ct::io::weight_loading::pretrained);
@@ -112,8 +161,8 @@ int run(const ct::cli::training_args& args, const ct::train::model_files& files,
   std::optional<double> epoch;
 
   if (args.do_train) {
-    const auto data = load(args.train_file, args.max_train_samples, "--train_file");
-    const auto features = featurize(data, tokenizer, args, max_seq_length, true, args.max_train_samples);
+    const auto& data = *train_data;
+    const auto& features = *train_features;
     const auto plan = trainer.plan_for(features.size());
     say("***** Running training *****");
     say("  Num examples = " + std::to_string(features.size()) + " features of " + std::to_string(data.examples.size()) + " questions");
@@ -158,11 +207,13 @@ int run(const ct::cli::training_args& args, const ct::train::model_files& files,
       ct::train::save_metrics(args.output_dir, "predict", metrics);
     }
   }
+  say("peak resident memory: " + ct::format_bytes(peak_resident_bytes()) + " (estimated " + ct::format_bytes(estimate) +
+      ")");
   comm.barrier();  // the others wait while rank 0 writes
   return 0;
 }
 
-int run_qa(const ct::cli::training_args& args, communicator& comm) {
+int run_qa(const ct::cli::training_args& args, communicator& comm, std::size_t ranks_here) {
   const auto files = ct::train::find_model_files(ct::cli::to_model_sources(args));
   const auto tokenizer = ct::text::load_bert_tokenizer(files.tokenizer);
   const auto config = ct::io::read_bert_config(files.config);
@@ -186,6 +237,8 @@ int run_qa(const ct::cli::training_args& args, communicator& comm) {
                               " has unanswerable questions (SQuAD v2): add --version_2_with_negative");
     }
   }
+  // Before anything large is built or read: a config or batch that cannot fit costs a second, not the machine.
+  (void)require_run_memory(run_memory(args, config, max_seq_length), files.config, ranks_here, false);
   // Rank 0 owns the output directory: it takes the lock, applies run_qa.py's rule (resume from the last
   // checkpoint, refuse, or overwrite) and tells the others where to resume from.
   std::optional<ct::train::output_dir_lock> lock;
@@ -206,8 +259,8 @@ int run_qa(const ct::cli::training_args& args, communicator& comm) {
   using bf16 = ct::policy<ct::precision::bf16_mixed, parallel, ct::alloc::numa_local>;
   say("matrix products (" + std::string(args.bf16 ? "bf16" : "fp32") +
       "): " + ct::kernels::gemm_path_description(args.bf16));
-  if (args.bf16) return run<bf16>(args, files, config, tokenizer, max_seq_length, resume, comm);
-  return run<fp32>(args, files, config, tokenizer, max_seq_length, resume, comm);
+  if (args.bf16) return run<bf16>(args, files, config, tokenizer, max_seq_length, resume, comm, ranks_here);
+  return run<fp32>(args, files, config, tokenizer, max_seq_length, resume, comm, ranks_here);
 }
 
 }  // namespace
@@ -270,7 +323,7 @@ int main(int argc, char** argv) {
       say("threads: " + std::to_string(threads) + " (" + layout.threads.reason + ")");
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
       tbb::task_arena arena(threads);
-      return arena.execute([&] { return run_qa(args, comm); });
+      return arena.execute([&] { return run_qa(args, comm, 1); });
     }
     // One rank per NUMA node: this rank's node, CPUs and threads, printed for every rank by rank 0.
     const auto layout = parallel::discover(comm, topo, request);
@@ -278,7 +331,8 @@ int main(int argc, char** argv) {
     say("layout: " + std::to_string(world) + " ranks on " + std::to_string(layout.hosts) + " host" +
         (layout.hosts == 1 ? "" : "s") + " (" + std::string(parallel::name) + ")\n" + job.substr(0, job.size() - 1));
     ct::numa_arenas arenas(layout.nodes, layout.threads);
-    return arenas.execute(0, [&] { return run_qa(args, comm); });
+    const auto ranks_here = static_cast<std::size_t>((world + layout.hosts - 1) / std::max(1, layout.hosts));
+    return arenas.execute(0, [&] { return run_qa(args, comm, ranks_here); });
   } catch (const ct::train::training_interrupted& e) {
     // Every rank stopped at the same step (they agreed on it): a normal exit, 128 + the signal as a shell reports.
     if (this_rank == 0) std::fprintf(stderr, "run_qa: %s\n", e.what());

@@ -9,6 +9,7 @@
 #include "cputrain/nn/encoder_layer.hpp"  // IWYU pragma: export
 #include "cputrain/nn/init.hpp"           // IWYU pragma: export
 #include "cputrain/nn/linear.hpp"         // IWYU pragma: export
+#include "cputrain/nn/model_memory.hpp"   // IWYU pragma: export
 #include "cputrain/nn/parameters.hpp"     // IWYU pragma: export
 #include "cputrain/nn/qa_batch.hpp"       // IWYU pragma: export
 #include "cputrain/nn/qa_loss.hpp"        // IWYU pragma: export

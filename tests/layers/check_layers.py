@@ -23,7 +23,7 @@ LAYERS = {
     "policy": {"core", "machine"},
     "kernels": {"core", "policy"},
     "optim": {"core", "policy"},
-    "nn": {"core", "policy", "kernels", "optim"},
+    "nn": {"core", "machine", "policy", "kernels", "optim"},
     "io": {"core", "nn"},
     "text": {"core"},
     "data": {"core", "io", "text", "nn"},

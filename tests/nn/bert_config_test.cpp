@@ -110,3 +110,16 @@ TEST_CASE("bert_config compares field by field") {
   b.hidden_act = "relu";
   CHECK_FALSE(a == b);
 }
+
+TEST_CASE("sizes whose parameter count no 64-bit size can hold are refused by name before any estimate") {
+  bert_config c;
+  c.num_hidden_layers = 2147483647;
+  c.hidden_size = 2147483646;
+  c.num_attention_heads = 2;
+  c.intermediate_size = 2147483647;
+  CHECK_THROWS_WITH(c.validate(), Contains("num_hidden_layers = 2147483647") && Contains("hidden_size 2147483646") &&
+                                      Contains("more parameters than a 64-bit size can count"));
+  bert_config big_but_countable;
+  big_but_countable.num_hidden_layers = 1000000000;  // refused later, by the memory bill, not here
+  CHECK_NOTHROW(big_but_countable.validate());
+}

@@ -214,3 +214,18 @@ TEST_CASE("a trainer keeps its own copy of the arguments, so one built from a te
   CHECK(result.global_step == 3);
   CHECK(trainer.state().max_steps == 3);
 }
+
+TEST_CASE("a batch that cannot fit is refused by train() naming the option, before the optimizer or a step") {
+  tiny_run run;
+  model_type model(run.config, 7);
+  const auto before = copy_of(model.params());
+  auto args = run.args(4);
+  args.per_device_train_batch_size = 2'000'000'000;
+  ct::train::qa_trainer<model_type::policy_type> trainer(model, args);
+  CHECK_THROWS_WITH(trainer.train(run.features),
+                    Catch::Matchers::Contains("qa_trainer::train: per_device_train_batch_size 2000000000 x "
+                                              "max_seq_length 64 tokens") &&
+                        Catch::Matchers::Contains("needs about") && Catch::Matchers::Contains("this machine allows"));
+  CHECK(copy_of(model.params()) == before);
+  CHECK_FALSE(std::filesystem::exists(run.dir.path() / "out" / "checkpoint-2"));
+}

@@ -90,6 +90,16 @@ inline void bert_config::validate() const {
     detail::bad_config_field("pad_token_id", std::to_string(pad_token_id),
                              "must be in [0, vocab_size = " + std::to_string(vocab_size) + ")");
   }
+  // Before any estimate or allocation: sizes whose products no 64-bit count can hold (a typo's extra digits).
+  const double H = hidden_size, weights = static_cast<double>(num_hidden_layers) * (4.0 * H * H + 2.0 * H * intermediate_size) +
+                                          (static_cast<double>(vocab_size) + max_position_embeddings + type_vocab_size) * H;
+  if (weights >= 0x1p62) {
+    detail::bad_config_field("num_hidden_layers", std::to_string(num_hidden_layers),
+                             "x (hidden_size " + std::to_string(hidden_size) + ", intermediate_size " +
+                                 std::to_string(intermediate_size) + ") with vocab_size " + std::to_string(vocab_size) +
+                                 " and max_position_embeddings " + std::to_string(max_position_embeddings) +
+                                 " makes more parameters than a 64-bit size can count");
+  }
   if (hidden_act != "gelu") {
     detail::bad_config_field("hidden_act", "\"" + hidden_act + "\"",
                              "is not supported: only \"gelu\" (the exact erf GELU) is implemented");

@@ -21,6 +21,7 @@
 #include "cputrain/nn/encoder_layer.hpp"
 #include "cputrain/nn/init.hpp"
 #include "cputrain/nn/linear.hpp"
+#include "cputrain/nn/model_memory.hpp"
 #include "cputrain/nn/parameters.hpp"
 #include "cputrain/nn/qa_batch.hpp"
 #include "cputrain/nn/qa_loss.hpp"
@@ -49,6 +50,8 @@ class bert_qa {
   /// A model with Hugging Face's initialisation, drawn from `init_seed`. config.validate() must pass.
   explicit bert_qa(const bert_config& config, std::uint64_t init_seed = 42) : config_(config) {
     config_.validate();
+    // Refused before the first allocation: a config that cannot fit would otherwise grow until the OOM killer.
+    require_memory(model_memory(config_, sizeof(G)), read_memory_allowance(), "bert_qa");
     const auto H = static_cast<std::size_t>(config_.hidden_size);
     embeddings_ = embeddings::create(table_, static_cast<std::size_t>(config_.vocab_size), H,
                                      static_cast<std::size_t>(config_.max_position_embeddings),
@@ -206,10 +209,13 @@ class bert_qa {
     shaped_batch_ = batch;
     shaped_seq_ = seq;
     const std::size_t T = batch * seq, H = hidden(), I = inter();
-    const std::size_t P = batch * static_cast<std::size_t>(config_.num_attention_heads) * seq * seq;
-    const std::size_t per_layer = 8 * T * H + 2 * T * I + P;  // x q k v context ln1_in h1 ln2_in; ff_in ff_out; probs
-    const std::size_t needed = per_layer * layers_.size();
-    if (kept_.size() < needed) kept_.resize(needed);
+    const std::size_t heads = static_cast<std::size_t>(config_.num_attention_heads);
+    const std::size_t needed = kept_per_layer(batch, seq, H, I, heads) * layers_.size();
+    if (kept_.size() < needed) {
+      require_memory(activation_memory(config_, sizeof(A), {batch, seq, "batch", "seq"}), read_memory_allowance(),
+                     "bert_qa::forward");
+      kept_.resize(needed);
+    }
     acts_.assign(layers_.size(), layer_activations<A>{});
     stats_.resize(std::max(stats_.size(), 4 * T * layers_.size()));
     A* next = kept_.data();
@@ -224,7 +230,7 @@ class bert_qa {
       a.q = take(T * H);
       a.k = take(T * H);
       a.v = take(T * H);
-      a.probs = take(P);
+      a.probs = take(batch * heads * seq * seq);
       a.context = take(T * H);
       a.ln1_in = take(T * H);
       a.h1 = take(T * H);

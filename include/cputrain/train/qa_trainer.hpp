@@ -37,6 +37,7 @@
 #include "cputrain/train/sampler.hpp"
 #include "cputrain/train/termination.hpp"
 #include "cputrain/train/trainer_state.hpp"
+#include "cputrain/train/training_memory.hpp"
 #include "cputrain/train/training_options.hpp"
 
 namespace cputrain::train {
@@ -175,6 +176,7 @@ class qa_trainer {
   /// Trains on `features` (made with labels), from the start or from `resume_from` (a checkpoint directory).
   train_result train(const data::qa_features& features, const std::optional<std::filesystem::path>& resume_from = {}) {
     if (!features.has_labels()) throw usage_error("qa_trainer::train: the features have no answer positions (labels)");
+    require_training_memory(features);
     run_state run(*this, features);  // the plan, the data order, the schedule and the optimizer
     if (resume_from) resume(run, *resume_from);
     run.state.world_size = static_cast<std::int64_t>(world());
@@ -309,6 +311,14 @@ class qa_trainer {
                                          static_cast<std::size_t>(args_.gradient_accumulation_steps));
     }
     return order;
+  }
+
+  // AdamW's moments and a step's activations, refused before either is allocated (the model exists already).
+  void require_training_memory(const data::qa_features& features) const {
+    using activation = typename model_type::policy_type::precision_policy::activation_type;
+    memory_bill bill = optimizer_memory(model_.config());
+    bill.add(batch_memory(model_.config(), args_, sizeof(activation), features.max_seq_length(), false));
+    require_memory(bill, read_memory_allowance(), "qa_trainer::train");
   }
 
   // Resuming takes the saved progress (steps, data position, losses, log history) and this run's settings.

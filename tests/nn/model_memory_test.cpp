@@ -1,0 +1,112 @@
+// Tests for include/cputrain/nn/model_memory.hpp: the sizes computed from a config are the ones bert_qa allocates,
+// and configs or batches that cannot be counted, or cannot fit, are refused by name before anything is allocated.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "cputrain/nn/bert_qa.hpp"
+#include "cputrain/nn/model_memory.hpp"
+
+namespace ct = cputrain;
+using Catch::Matchers::Contains;
+using ct::nn::bert_config;
+
+namespace {
+
+bert_config small(int layers, int hidden, int heads, int inter, int vocab) {
+  bert_config c;
+  c.num_hidden_layers = layers;
+  c.hidden_size = hidden;
+  c.num_attention_heads = heads;
+  c.intermediate_size = inter;
+  c.vocab_size = vocab;
+  c.max_position_embeddings = 40;
+  return c;
+}
+
+ct::nn::qa_batch batch_of(std::size_t batch, std::size_t seq) {
+  ct::nn::qa_batch b;
+  b.batch = batch;
+  b.seq = seq;
+  b.input_ids.assign(batch * seq, 1);
+  b.token_type_ids.assign(batch * seq, 0);
+  b.attention_mask.assign(batch * seq, 1);
+  return b;
+}
+
+double item(const ct::memory_bill& bill, const std::string& what) {
+  for (const auto& i : bill.items())
+    if (i.what == what) return i.bytes;
+  FAIL("no item " << what);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("parameter_count is the size of bert_qa's parameter buffer, padding included") {
+  for (const auto& c : {small(1, 8, 2, 16, 30), small(3, 24, 3, 40, 101), small(2, 64, 4, 256, 1000)}) {
+    const ct::nn::bert_qa<> model(c);
+    CHECK(ct::nn::parameter_count(c) == model.params().size());
+  }
+  // bert-base-uncased: 109 M parameters (Hugging Face's count: 108,893,186 with the QA head), plus padding
+  const auto base = ct::nn::parameter_count(bert_config{});
+  CHECK(base >= 108'893'186u);
+  CHECK(base < 108'893'186u + 16u * 220u);
+}
+
+TEST_CASE("the model's bill: weights and gradients in float, plus the bf16 copy when the products take bf16") {
+  const bert_config c = small(2, 64, 4, 256, 1000);
+  const double params = static_cast<double>(ct::nn::parameter_count(c));
+  const auto fp32 = ct::nn::model_memory(c, 4);
+  CHECK(fp32.total() == 8 * params);
+  const auto bf16 = ct::nn::model_memory(c, 2);
+  CHECK(item(bf16, "bf16 copy of the weights") == 2 * params);
+  CHECK(bf16.total() == 10 * params);
+  CHECK(item(bf16, "parameters") == 4 * params);
+}
+
+TEST_CASE("the activations of a batch x seq forward are what bert_qa keeps for backward (plus the row statistics)") {
+  const bert_config c = small(2, 32, 4, 64, 50);
+  for (const auto& [batch, seq] : {std::pair{std::size_t{2}, std::size_t{16}}, std::pair{std::size_t{3}, std::size_t{40}}}) {
+    ct::nn::bert_qa<> fp32(c);
+    (void)fp32.forward(batch_of(batch, seq), {.training = false});
+    const auto bill = ct::nn::activation_memory(c, 4, {batch, seq});
+    const double stats = 16.0 * static_cast<double>(batch * seq) * c.num_hidden_layers;
+    CHECK(item(bill, "activations kept for backward") == static_cast<double>(fp32.activation_bytes()) + stats);
+
+    ct::nn::bert_qa<ct::policy<ct::precision::bf16_mixed>> bf16(c);
+    (void)bf16.forward(batch_of(batch, seq), {.training = false});
+    CHECK(item(ct::nn::activation_memory(c, 2, {batch, seq}), "activations kept for backward") ==
+          static_cast<double>(bf16.activation_bytes()) + stats);
+  }
+}
+
+TEST_CASE("counts that do not fit in 64 bits are refused naming the settings") {
+  bert_config wide = small(2, 64, 4, 256, 1000);
+  wide.vocab_size = 2'000'000'000;
+  wide.hidden_size = 2'000'000'000;
+  wide.num_attention_heads = 2;
+  wide.intermediate_size = 2'000'000'000;
+  wide.num_hidden_layers = 2'000'000'000;
+  CHECK_THROWS_WITH(ct::nn::parameter_count(wide), Contains("num_hidden_layers 2000000000") &&
+                                                       Contains("more than 64-bit sizes can count"));
+  const bert_config c = small(2, 64, 4, 256, 1000);
+  CHECK_THROWS_WITH(ct::nn::activation_memory(c, 4, {std::size_t{1} << 40, std::size_t{1} << 30, "--per_device_train_batch_size", "--max_seq_length"}),
+                    Contains("--per_device_train_batch_size 1099511627776") && Contains("64-bit"));
+}
+
+TEST_CASE("a model that cannot fit is refused by its constructor at once, naming the field, before allocating") {
+  bert_config huge = small(2, 768, 12, 3072, 30522);
+  huge.num_hidden_layers = 1'000'000'000;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    ct::nn::bert_qa<> model(huge);
+    FAIL("a model of 1e9 layers was built");
+  } catch (const ct::insufficient_memory& e) {
+    CHECK_THAT(e.what(), Contains("bert_qa: num_hidden_layers 1000000000 x (hidden_size 768, intermediate_size 3072) "
+                                  "needs about") &&
+                             Contains("this machine allows"));
+  }
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+}
