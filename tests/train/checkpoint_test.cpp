@@ -1,6 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <fstream>
+#include <set>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -189,4 +195,107 @@ TEST_CASE("a save clears what a killed save or rotation left, and replacing a st
   CHECK(is_checkpoint_leftover("tmp-deleting-checkpoint-5"));
   CHECK_FALSE(is_checkpoint_leftover("checkpoint-10"));
   CHECK_FALSE(is_checkpoint_leftover("tmp-notes"));
+}
+
+namespace {
+
+// checkpoint-7 as an earlier run left it ("old") and its replacement, whole, in tmp-checkpoint-7 ("new").
+void two_versions_of_step_7(const fs::path& out) {
+  for (const auto& [dir, version] : {std::pair{"checkpoint-7", "old"}, std::pair{"tmp-checkpoint-7", "new"}}) {
+    fs::create_directories(out / dir);
+    std::ofstream(out / dir / "model.safetensors") << version;
+    std::ofstream(out / dir / "optimizer.safetensors") << version;
+    std::ofstream(out / dir / "trainer_state.json") << version;
+  }
+}
+
+// "old" or "new" when checkpoint-7 holds exactly one version's three files, else what is wrong.
+std::string version_of_step_7(const fs::path& out) {
+  std::set<std::string> versions;
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(out / "checkpoint-7")) {
+    std::ifstream in(entry.path());
+    std::string text;
+    in >> text;
+    versions.insert(text);
+    ++files;
+  }
+  if (files != 3 || versions.size() != 1) return "a mix of " + std::to_string(files) + " files";
+  return *versions.begin();
+}
+
+// Runs the two-rename replacement in a child killed by SIGKILL right after step `kill_after` (0: before any).
+void kill_replacement_after(const fs::path& out, int kill_after, bool half_removed) {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const auto kill_here = [&](int step) {
+      if (half_removed && step == 2) fs::remove(out / "tmp-old-checkpoint-7" / "model.safetensors");
+      if (step == kill_after) ::raise(SIGKILL);
+    };
+    kill_here(0);
+    cputrain::train::detail::replace_by_renames(out / "checkpoint-7", out / "tmp-checkpoint-7",
+                                                out / "tmp-old-checkpoint-7", kill_here);
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  if (kill_after <= 3) {
+    REQUIRE(WIFSIGNALED(status));
+    REQUIRE(WTERMSIG(status) == SIGKILL);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a re-save killed at any point of the two-rename fallback leaves the old or the new step, never an orphan") {
+  struct point {
+    int kill_after;
+    bool half_removed;
+    const char* expected;
+  };
+  // 0: before the first rename; 1: old moved aside, new not yet in place (only tmp- names exist); 2: new in place,
+  // old not yet removed (or half removed); 3: done; 4: not killed.
+  for (const point p : {point{0, false, "old"}, point{1, false, "new"}, point{2, false, "new"}, point{2, true, "new"},
+                        point{3, false, "new"}, point{4, false, "new"}}) {
+    INFO("killed after step " << p.kill_after << (p.half_removed ? " with the old one half removed" : ""));
+    test::temp_dir out;
+    two_versions_of_step_7(out.path());
+    kill_replacement_after(out.path(), p.kill_after, p.half_removed);
+    recover_checkpoints(out.path());  // what the next start (or save) does first
+    CHECK(version_of_step_7(out.path()) == p.expected);
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(out.path())) names.push_back(entry.path().filename().string());
+    CHECK(names == std::vector<std::string>{"checkpoint-7"});
+    CHECK(list_checkpoints(out.path()) == std::vector<fs::path>{out.path() / "checkpoint-7"});
+  }
+}
+
+TEST_CASE("a stranded old checkpoint whose replacement is incomplete is put back, and a superseded one removed") {
+  test::temp_dir out;
+  two_versions_of_step_7(out.path());
+  fs::rename(out.path() / "checkpoint-7", out.path() / "tmp-old-checkpoint-7");
+  fs::remove(out.path() / "tmp-checkpoint-7" / "trainer_state.json");  // the new one never finished
+  recover_checkpoints(out.path());
+  CHECK(version_of_step_7(out.path()) == "old");
+  CHECK_FALSE(fs::exists(out.path() / "tmp-checkpoint-7"));
+
+  fake_checkpoint(out.path() / "tmp-old-checkpoint-7");  // beside a whole checkpoint-7: the swap had finished
+  recover_checkpoints(out.path());
+  CHECK(version_of_step_7(out.path()) == "old");
+  CHECK_FALSE(fs::exists(out.path() / "tmp-old-checkpoint-7"));
+  CHECK(is_checkpoint_leftover("tmp-old-checkpoint-7"));
+}
+
+TEST_CASE("with the fallback forced, a re-save replaces the step whole and leaves nothing else") {
+  test::temp_dir out;
+  ::setenv("CPUTRAIN_CHECKPOINT_RENAME_FALLBACK", "1", 1);
+  save_checkpoint(out.path(), 3, [](const fs::path& dir) { touch(dir / "a"), touch(dir / "trainer_state.json"); });
+  save_checkpoint(out.path(), 3, [](const fs::path& dir) { touch(dir / "b"), touch(dir / "trainer_state.json"); });
+  ::unsetenv("CPUTRAIN_CHECKPOINT_RENAME_FALLBACK");
+  CHECK(fs::exists(out.path() / "checkpoint-3" / "b"));
+  CHECK_FALSE(fs::exists(out.path() / "checkpoint-3" / "a"));
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(out.path())) names.push_back(entry.path().filename().string());
+  CHECK(names == std::vector<std::string>{"checkpoint-3"});
 }

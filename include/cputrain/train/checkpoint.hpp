@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -44,10 +45,69 @@ inline std::optional<std::int64_t> checkpoint_step(const std::filesystem::path& 
 }
 
 /// Whether an entry of output_dir named `name` is what an interrupted save leaves behind: tmp-checkpoint-<N> (being
-/// written) or tmp-deleting-checkpoint-<N> (an old checkpoint that rotate_checkpoints was deleting). Never a
-/// checkpoint; the next save removes it, and prepare_output_dir does not count it as content.
+/// written), tmp-old-checkpoint-<N> (the checkpoint a re-save of step N was replacing) or
+/// tmp-deleting-checkpoint-<N> (an old checkpoint that rotate_checkpoints was deleting). Never a checkpoint:
+/// recover_checkpoints turns them back into one or removes them, and prepare_output_dir does not count them as
+/// content.
 inline bool is_checkpoint_leftover(std::string_view name) {
-  return name.starts_with("tmp-checkpoint-") || name.starts_with("tmp-deleting-checkpoint-");
+  return name.starts_with("tmp-checkpoint-") || name.starts_with("tmp-old-checkpoint-") ||
+         name.starts_with("tmp-deleting-checkpoint-");
+}
+
+namespace detail {
+
+inline std::filesystem::path checkpoint_dir(const std::filesystem::path& output_dir, std::string_view prefix,
+                                            std::int64_t step) {
+  return output_dir / (std::string(prefix) + std::string(checkpoint_prefix) + std::to_string(step));
+}
+
+/// Replaces checkpoint-N (`final_dir`) by the complete tmp-checkpoint-N (`tmp_dir`) with two renames, for file
+/// systems without RENAME_EXCHANGE: the old one moves to tmp-old-checkpoint-N first, so that a kill at any point
+/// leaves checkpoint-N whole, or tmp-old- and tmp- whole for recover_checkpoints to finish. `after(k)` runs after
+/// step k (1: old moved aside, 2: new in place, 3: old removed); tests kill the process there.
+inline void replace_by_renames(const std::filesystem::path& final_dir, const std::filesystem::path& tmp_dir,
+                               const std::filesystem::path& old_dir, const std::function<void(int)>& after = {}) {
+  std::error_code ec;
+  std::filesystem::remove_all(old_dir, ec);
+  std::filesystem::rename(final_dir, old_dir);
+  if (after) after(1);
+  std::filesystem::rename(tmp_dir, final_dir);
+  if (after) after(2);
+  std::filesystem::remove_all(old_dir, ec);
+  if (after) after(3);
+}
+
+}  // namespace detail
+
+/// Finishes or undoes what an interrupted save left in `output_dir`, so that the next start sees only whole
+/// checkpoint-N directories: a re-save of step N cut between its two renames (tmp-old-checkpoint-N beside no
+/// checkpoint-N) is completed with the new tmp-checkpoint-N when that is whole, else the old one is put back; every
+/// other leftover (a checkpoint being written, replaced or rotated away) is removed. Run by the process that owns
+/// the directory, before it lists checkpoints and before each save.
+inline void recover_checkpoints(const std::filesystem::path& output_dir) {
+  namespace fs = std::filesystem;
+  constexpr std::string_view old_prefix = "tmp-old-";
+  std::error_code ec;
+  if (!fs::is_directory(output_dir, ec)) return;
+  std::vector<fs::path> stranded;
+  for (fs::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().starts_with(old_prefix)) stranded.push_back(it->path());
+  for (const auto& old_dir : stranded) {
+    const auto step = checkpoint_step(old_dir.filename().string().substr(old_prefix.size()));
+    if (!step) continue;
+    const fs::path final_dir = detail::checkpoint_dir(output_dir, "", *step);
+    const fs::path new_dir = detail::checkpoint_dir(output_dir, "tmp-", *step);
+    if (fs::exists(final_dir / checkpoint_state_file, ec)) continue;  // the swap finished: old is a leftover
+    for (const auto& whole : {new_dir, old_dir}) {
+      if (!fs::exists(whole / checkpoint_state_file, ec)) continue;
+      fs::remove_all(final_dir, ec);
+      fs::rename(whole, final_dir, ec);
+      if (!ec) break;
+    }
+  }
+  for (fs::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec))
+    if (is_checkpoint_leftover(it->path().filename().string())) fs::remove_all(it->path(), ec);
+  io::sync_directory(output_dir, output_dir.string());
 }
 
 /// Complete checkpoints of `output_dir` (checkpoint-N directories holding trainer_state.json), by step.
@@ -71,17 +131,23 @@ inline std::optional<std::filesystem::path> last_checkpoint(const std::filesyste
   return all.back();
 }
 
+/// CPUTRAIN_CHECKPOINT_RENAME_FALLBACK=1 makes re-saves take the two-rename path even where RENAME_EXCHANGE
+/// works, so that the fault drills exercise it on any file system.
+inline bool force_rename_fallback() {
+  const char* value = std::getenv("CPUTRAIN_CHECKPOINT_RENAME_FALLBACK");
+  return value != nullptr && std::string_view(value) == "1";
+}
+
 /// Writes checkpoint-<step> of `output_dir` through `write(dir)`, atomically as described above; returns its path.
 inline std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, std::int64_t step,
                                              const std::function<void(const std::filesystem::path&)>& write) {
   namespace fs = std::filesystem;
-  const fs::path final_dir = output_dir / (std::string(checkpoint_prefix) + std::to_string(step));
-  const fs::path tmp_dir = output_dir / ("tmp-" + std::string(checkpoint_prefix) + std::to_string(step));
+  const fs::path final_dir = detail::checkpoint_dir(output_dir, "", step);
+  const fs::path tmp_dir = detail::checkpoint_dir(output_dir, "tmp-", step);
   std::error_code ec;
   // A crash's leftovers. tmp-deleting-checkpoint-* too: tests/examples/fault_test.sh kill-during-save found them
   // piling up, a whole checkpoint's size each, when a kill landed during rotation.
-  for (fs::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec))
-    if (is_checkpoint_leftover(it->path().filename().string())) fs::remove_all(it->path(), ec);
+  recover_checkpoints(output_dir);
   fs::create_directories(tmp_dir, ec);
   if (ec) throw io::io_error(tmp_dir.string() + ": cannot create the checkpoint directory: " + ec.message());
   try {
@@ -97,15 +163,12 @@ inline std::filesystem::path save_checkpoint(const std::filesystem::path& output
     if (fs::exists(final_dir)) {  // the same step saved again (a resumed run): replace it whole
       // One atomic swap, so that no moment exists without a checkpoint-<step>; the old one then sits under the
       // tmp- name, a leftover the next save removes if a crash comes first. File systems without
-      // RENAME_EXCHANGE get two renames, with a moment between them where only tmp-old-checkpoint-<step> exists.
-      if (::renameat2(AT_FDCWD, tmp_dir.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
+      // RENAME_EXCHANGE get two renames, whose gap recover_checkpoints closes on the next start.
+      if (!force_rename_fallback() &&
+          ::renameat2(AT_FDCWD, tmp_dir.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
         fs::remove_all(tmp_dir, ec);
       } else {
-        const fs::path old = output_dir / ("tmp-old-" + std::string(checkpoint_prefix) + std::to_string(step));
-        fs::remove_all(old, ec);
-        fs::rename(final_dir, old);
-        fs::rename(tmp_dir, final_dir);
-        fs::remove_all(old, ec);
+        detail::replace_by_renames(final_dir, tmp_dir, detail::checkpoint_dir(output_dir, "tmp-old-", step));
       }
     } else {
       fs::rename(tmp_dir, final_dir);

@@ -94,7 +94,9 @@ inline std::optional<std::filesystem::path> prepare_output_dir(const output_dir_
                         std::string(checkpoint_state_file) + ")");
     return from;
   }
-  if (!options.do_train || options.overwrite_output_dir) return std::nullopt;
+  if (!options.do_train) return std::nullopt;
+  recover_checkpoints(dir);  // a save cut short between its renames leaves a checkpoint to put back, not content
+  if (options.overwrite_output_dir) return std::nullopt;
   if (auto last = last_checkpoint(dir)) return last;
   std::string incomplete;  // checkpoint-N without trainer_state.json: a copy cut short, or another program's
   bool empty = true;
