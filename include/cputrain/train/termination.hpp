@@ -110,7 +110,7 @@ struct termination_signal {
     struct sigaction action {};
     action.sa_handler = detail::cputrain_on_termination_signal;
     // SA_RESTART: a signal that lands in a blocking call (a checkpoint's write, MPI waiting on a socket) resumes
-    // the call instead of failing it with EINTR. Each signal blocks the other while handled, so lines never mix.
+    // the call instead of failing it with EINTR. A thread in the handler holds the other signal until it is done.
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
     sigaddset(&action.sa_mask, SIGTERM);
