@@ -312,7 +312,8 @@ int main(int argc, char** argv) {
     const auto& args = command.args;
     (void)ct::kernels::current_gemm_backend_choice();  // a bad CPUTRAIN_GEMM_BACKEND is a usage error, before any work
     for (const auto& notice : args.notices) say("notice: " + notice);
-    ct::train::termination_signal::install();  // SIGTERM / Ctrl-C: checkpoint at the next step boundary, then exit
+    // SIGTERM / Ctrl-C: checkpoint at the next step boundary, then exit; a third Ctrl-C: at once
+    ct::train::termination_signal::install("run_qa");
     const auto topo = ct::topology::detect();
     ct::thread_request request;
     request.threads = args.threads;

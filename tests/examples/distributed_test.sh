@@ -13,6 +13,9 @@
 #     output_dir, resumes at the same step and sample and ends where one process never stopped ends.
 #   sigterm: SIGTERM to mpirun makes rank 0 write a checkpoint of the step the ranks agree on, and the rerun
 #     resumes from it.
+#   sigterm-again: as in Kubernetes, SIGTERM to the ranks and to mpirun at once, then a third to the ranks while
+#     they stop (mpirun passes its own on later): every extra one is reported, the checkpoint is still written and
+#     the rerun resumes from it.
 #   distributed_test.sh <case> <run_qa> <cputrain-make-demo-data> <mpiexec> [mpiexec flags...]
 set -u
 CASE=$1
@@ -132,13 +135,21 @@ PY
       fail "the resumed 2-rank run differs from one process that never stopped"
     echo "the 2-rank rerun resumed the 4-rank job exactly"
     exit 0;;
-  sigterm)
+  sigterm|sigterm-again)
     "${MPIEXEC[@]}" -n 2 "$RUN_QA" "${COMMON[@]}" --per_device_train_batch_size 8 --max_steps 100000 \
       --save_strategy steps --save_steps 100000 --output_dir "$WORK/term" > "$WORK/log" 2>&1 &
     launcher=$!
     for _ in $(seq 600); do grep -q '"step":8}' "$WORK/log" && break; sleep 0.1; done
     grep -q '"step":8}' "$WORK/log" || { kill -9 $launcher; fail "training did not start: $(cat "$WORK/log")"; }
-    kill -TERM $launcher
+    if [ "$CASE" = sigterm ]; then
+      kill -TERM $launcher
+    else
+      ranks=$(pgrep -f -- "--output_dir $WORK/term" | grep -vx "$launcher")
+      [ "$(echo "$ranks" | wc -w)" -eq 2 ] || fail "not 2 ranks: $ranks"
+      kill -TERM $ranks $launcher
+      sleep 0.05
+      kill -TERM $ranks
+    fi
     for _ in $(seq 600); do kill -0 $launcher 2>/dev/null || break; sleep 0.1; done
     kill -0 $launcher 2>/dev/null && { pkill -9 -f -- "--output_dir $WORK/term"; fail "still running 60 s after SIGTERM"; }
     wait $launcher
@@ -149,6 +160,10 @@ PY
       --max_steps $((step + 4)) --save_strategy no --output_dir "$WORK/term" > "$WORK/rerun.log" 2>&1 ||
       fail "the rerun failed: $(tail -5 "$WORK/rerun.log")"
     grep -q "Resuming from $WORK/term/checkpoint-$step" "$WORK/rerun.log" || fail "the rerun did not resume from checkpoint-$step"
+    if [ "$CASE" = sigterm-again ]; then
+      grep -qF "run_qa: SIGTERM again (2): still stopping" "$WORK/log" ||
+        fail "no report of the second SIGTERM: $(tail -5 "$WORK/log")"
+    fi
     echo "SIGTERM: checkpoint-$step written and resumed"
     exit 0;;
   equivalence) ;;

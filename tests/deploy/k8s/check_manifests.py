@@ -41,8 +41,8 @@ NODE_ANNOTATIONS = ("sockets", "cores-per-socket", "threads-per-core", "memory")
 # mpirun options that fix the number of ranks: the operator's hostfile gives one rank per slot.
 RANK_COUNT_OPTIONS = {"-n", "-np", "--np", "--n", "-c", "-N", "--npernode", "-npernode", "--npersocket",
                       "-npersocket"}
-# Seconds left, between a save judged to fit in --termination_grace_period and mpirun's SIGTERM, for the step
-# the ranks are in when their SIGTERM comes.
+# Seconds left, beside a save judged to fit in --termination_grace_period, for the step the ranks are in when
+# their SIGTERM comes: the two must end before mpirun's SIGKILL.
 STEP_ROOM = 30
 # The ranks' process name (the image's bin/run_qa execs libexec/cputrain/<level>/run_qa).
 RANK_PROCESS = "run_qa"
@@ -467,11 +467,11 @@ class Checker:
                                f"volume")
 
         # SIGTERM. Open MPI 4.1's mpirun, on SIGTERM, sends the ranks SIGCONT at once, SIGTERM T s later and SIGKILL
-        # 2T s later (T = odls_base_sigkill_timeout, default 1), then exits. The workers' entrypoints signal the
-        # ranks at t = 0 (check_worker_sigterm), so mpirun's SIGTERM at T is a second one, which ends a rank at
-        # once: a step in flight plus a save judged to fit in --termination_grace_period must end before T. A
-        # launcher stopped alone gets the ranks their SIGTERM at T, with the same room before 2T. The kubelet's
-        # kill comes after 2T, when mpirun has ended.
+        # 2T s later (T = odls_base_sigkill_timeout, default 1), then exits. Further SIGTERMs only make a rank print
+        # a line, so SIGKILL is the limit: when the job is deleted the workers' entrypoints signal the ranks at t = 0
+        # (check_worker_sigterm) and they have until 2T; a launcher stopped alone gets its ranks their first SIGTERM
+        # only at T, so a step in flight plus a save judged to fit in --termination_grace_period must fit in the T
+        # s before 2T. The kubelet's kill comes after 2T, when mpirun has ended.
         grace = flags.get("--termination_grace_period")
         try:
             grace = float(grace)
@@ -484,24 +484,24 @@ class Checker:
         if kill is None or not kill.isdigit():
             self.error(here_l, f"env OMPI_MCA_odls_base_sigkill_timeout {kill}: on SIGTERM mpirun sends the ranks "
                                f"SIGTERM after this many seconds and SIGKILL after twice as many; with Open MPI's "
-                               f"default of 1 the ranks get a second SIGTERM (which ends them) 1 s after their "
-                               f"worker's, before they can write a checkpoint")
+                               f"default of 1 the ranks are killed 2 s after the launcher's SIGTERM, before they "
+                               f"can write a checkpoint")
             kill = None
         else:
             kill = int(kill)
         if grace is not None and kill is not None and grace + STEP_ROOM > kill:
             self.error(here_l, f"--termination_grace_period {flags['--termination_grace_period']} + {STEP_ROOM} s "
-                               f"for the step in flight exceeds OMPI_MCA_odls_base_sigkill_timeout {kill}: mpirun's "
-                               f"SIGTERM at {kill} s, the ranks' second one (the first comes from their worker), "
-                               f"would end them while they write the checkpoint")
+                               f"for the step in flight exceeds OMPI_MCA_odls_base_sigkill_timeout {kill}: a "
+                               f"launcher stopped alone gets its ranks their SIGTERM from mpirun at {kill} s, and "
+                               f"mpirun's SIGKILL at {2 * kill} s would end them while they write the checkpoint")
         for role, spec in (("Launcher", launcher_spec), ("Worker", worker_spec)):
             pod_grace = spec.get("terminationGracePeriodSeconds", 30)
             if kill is not None and pod_grace <= 2 * kill:
                 self.error(f"{here} {role}", f"terminationGracePeriodSeconds {pod_grace} is not above 2 x "
-                                             f"OMPI_MCA_odls_base_sigkill_timeout {kill}: mpirun sends the ranks "
-                                             f"SIGTERM at {kill} s and SIGKILL at {2 * kill} s; the kubelet must kill "
-                                             f"the pod after that (a launcher stopped alone: its ranks save after "
-                                             f"{kill} s)")
+                                             f"OMPI_MCA_odls_base_sigkill_timeout {kill}: the ranks may save until "
+                                             f"mpirun's SIGKILL at {2 * kill} s (signalled by their workers at 0 s, "
+                                             f"or by mpirun at {kill} s when the launcher is stopped alone); the "
+                                             f"kubelet must kill the pod after that")
 
 
 def main():

@@ -194,7 +194,7 @@ def case_worker_term_waits(case):
     assert shell.returncode == 0, f"exit status {shell.returncode}, expected 0: {out}"
     assert not alive(sshd), "sshd still runs after the worker script ended"
     n = case.terms(ranks[0][0])
-    assert n == 1, f"the rank got {n} SIGTERMs, expected exactly 1 (a second one ends a rank at once)"
+    assert n == 1, f"the rank got {n} SIGTERMs, expected exactly 1 (the worker signals its ranks once; more would only be reported)"
     print(f"SIGTERM: the rank got one SIGTERM at once; waited {took:.1f} s for the MPI daemon to end, then "
           f"stopped sshd and exited 0")
 
