@@ -2,8 +2,8 @@
 #   conan create . --build=missing                 package this checkout, then build and run test_package/
 #   conan install --requires=cputrain/0.1.0 -g CMakeDeps -g CMakeToolchain
 #
-# Like the CMake package, it gives a lean cputrain::cputrain (Eigen, oneTBB, nlohmann_json, utf8proc, and oneDNN or
-# OpenBLAS with their options) and one Conan component per CMake component, each linking the core:
+# Like the CMake package, it gives a lean cputrain::cputrain (Eigen, oneTBB, nlohmann_json, utf8proc, xxHash, and
+# oneDNN or OpenBLAS with their options) and one Conan component per CMake component, each linking the core:
 #   cputrain::mpi    (with_mpi, default True)    Boost.MPI and the system MPI (below)
 #   cputrain::cli    (with_cli, default True)    Boost.ProgramOptions
 #   cputrain::hwloc  (with_hwloc, default True)  hwloc, CPUTRAIN_HAVE_HWLOC=1

@@ -52,8 +52,7 @@ struct tiny_run {
     ct::data::qa_feature_options options;
     options.max_seq_length = 64;
     options.doc_stride = 16;
-    features = ct::data::make_qa_features(ct::demo::make_demo_squad(demo),
-                                          tokenizer, options);
+    features = ct::data::make_qa_features(ct::demo::make_demo_squad(demo), tokenizer, options);
   }
 
   [[nodiscard]] fs::path out() const { return dir.path() / "out"; }
@@ -72,12 +71,12 @@ struct tiny_run {
 
   // What resuming from `checkpoint` (towards step 6) throws, or a note that it
   // did not.
-  [[nodiscard]] std::string resume_error(const fs::path &checkpoint) const {
+  [[nodiscard]] std::string resume_error(const fs::path& checkpoint) const {
     model_type model(config, 11);
     ct::train::qa_trainer<model_type::policy_type> trainer(model, args(6));
     try {
       trainer.train(features, checkpoint);
-    } catch (const ct::io::io_error &e) {
+    } catch (const ct::io::io_error& e) {
       return e.what();
     }
     return "<resume did not throw>";
@@ -86,12 +85,11 @@ struct tiny_run {
 
 // Flips one bit in the middle of tensor `name`'s data in safetensors file
 // `file`, found from the header.
-void flip_a_byte(const fs::path &file, const std::string &name) {
+void flip_a_byte(const fs::path& file, const std::string& name) {
   std::string bytes;
   {
     std::ifstream in(file, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in),
-                 std::istreambuf_iterator<char>());
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   std::uint64_t header_size = 0;
   std::memcpy(&header_size, bytes.data(), 8);
@@ -103,64 +101,54 @@ void flip_a_byte(const fs::path &file, const std::string &name) {
       .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("resuming from a checkpoint with a flipped byte names it, the file, "
-          "the tensor and the newest intact one") {
+TEST_CASE(
+    "resuming from a checkpoint with a flipped byte names it, the file, "
+    "the tensor and the newest intact one") {
   tiny_run run;
   {
     model_type model(run.config, 7);
     ct::train::qa_trainer<model_type::policy_type> trainer(model, run.args(4));
     trainer.train(run.features);
   }
-  const fs::path older = run.out() / "checkpoint-2",
-                 newer = run.out() / "checkpoint-4";
-  REQUIRE(ct::train::list_checkpoints(run.out()) ==
-          std::vector<fs::path>{older, newer});
+  const fs::path older = run.out() / "checkpoint-2", newer = run.out() / "checkpoint-4";
+  REQUIRE(ct::train::list_checkpoints(run.out()) == std::vector<fs::path>{older, newer});
   CHECK_FALSE(ct::train::checkpoint_damage(newer).has_value());
   CHECK(ct::train::newest_intact_checkpoint(run.out(), older) == newer);
 
-  const std::string tensor =
-      "exp_avg_sq.bert.encoder.layer.0.attention.self.query.weight";
+  const std::string tensor = "exp_avg_sq.bert.encoder.layer.0.attention.self.query.weight";
   flip_a_byte(newer / "optimizer.safetensors", tensor);
   const auto damage = ct::train::checkpoint_damage(newer);
   REQUIRE(damage.has_value());
-  CHECK_THAT(*damage, Contains((newer / "optimizer.safetensors").string()) &&
-                          Contains("\"" + tensor + "\""));
+  CHECK_THAT(*damage, Contains((newer / "optimizer.safetensors").string()) && Contains("\"" + tensor + "\""));
   CHECK(ct::train::newest_intact_checkpoint(run.out(), newer) == older);
-  CHECK_FALSE(
-      ct::train::newest_intact_checkpoint(run.out(), older).has_value());
+  CHECK_FALSE(ct::train::newest_intact_checkpoint(run.out(), older).has_value());
 
   const std::string message = run.resume_error(newer);
   INFO(message);
-  CHECK_THAT(
-      message,
-      Contains((newer / "optimizer.safetensors").string()) &&
-          Contains("tensor \"" + tensor + "\"") &&
-          Contains("does not match the checksum written with it") &&
-          Contains("cannot resume from " + newer.string()) &&
-          Contains("the newest intact checkpoint is " + older.string()) &&
-          Contains("--resume_from_checkpoint"));
+  CHECK_THAT(message, Contains((newer / "optimizer.safetensors").string()) && Contains("tensor \"" + tensor + "\"") &&
+                          Contains("does not match the checksum written with it") &&
+                          Contains("cannot resume from " + newer.string()) &&
+                          Contains("the newest intact checkpoint is " + older.string()) &&
+                          Contains("--resume_from_checkpoint"));
 
-  SECTION("with the older checkpoint damaged too, none is intact and the "
-          "message says so") {
+  SECTION(
+      "with the older checkpoint damaged too, none is intact and the "
+      "message says so") {
     const std::string weight = "qa_outputs.weight";
     flip_a_byte(older / "model.safetensors", weight);
-    CHECK_THAT(ct::train::checkpoint_damage(older).value_or(""),
-               Contains("\"" + weight + "\""));
+    CHECK_THAT(ct::train::checkpoint_damage(older).value_or(""), Contains("\"" + weight + "\""));
     const std::string both = run.resume_error(newer);
     INFO(both);
-    CHECK_THAT(both, Contains("tensor \"" + tensor + "\"") &&
-                         Contains("no other checkpoint is intact") &&
+    CHECK_THAT(both, Contains("tensor \"" + tensor + "\"") && Contains("no other checkpoint is intact") &&
                          Contains("checkpoint-2"));
     CHECK_THAT(both, !Contains("the newest intact checkpoint"));
     // And from the older one: its own file and tensor, and the newer one named
     // as damaged as well.
     const std::string from_older = run.resume_error(older);
     INFO(from_older);
-    CHECK_THAT(from_older, Contains((older / "model.safetensors").string()) &&
-                               Contains("tensor \"" + weight + "\"") &&
-                               Contains("no other checkpoint is intact") &&
-                               Contains("checkpoint-4"));
+    CHECK_THAT(from_older, Contains((older / "model.safetensors").string()) && Contains("tensor \"" + weight + "\"") &&
+                               Contains("no other checkpoint is intact") && Contains("checkpoint-4"));
   }
 }

@@ -26,8 +26,7 @@ inline constexpr std::string_view checksum_marker_key = "cputrain.checksum";
 inline constexpr std::string_view checksum_marker_value = "xxh3_64";
 
 /// XXH3-64 of `bytes`, as written and verified.
-[[nodiscard]] inline std::uint64_t
-tensor_checksum(std::span<const std::byte> bytes) noexcept {
+[[nodiscard]] inline std::uint64_t tensor_checksum(std::span<const std::byte> bytes) noexcept {
   return XXH3_64bits(bytes.data(), bytes.size());
 }
 
@@ -40,17 +39,14 @@ tensor_checksum(std::span<const std::byte> bytes) noexcept {
 [[nodiscard]] inline std::string checksum_hex(std::uint64_t value) {
   constexpr char digits[] = "0123456789abcdef";
   std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, value >>= 4)
-    out[static_cast<std::size_t>(i)] = digits[value & 0xf];
+  for (int i = 15; i >= 0; --i, value >>= 4) out[static_cast<std::size_t>(i)] = digits[value & 0xf];
   return out;
 }
 
 /// The value of exactly 16 lowercase hex digits, or nothing: one spelling per
 /// value, so a file either carries the text checksum_hex writes or is refused.
-[[nodiscard]] inline std::optional<std::uint64_t>
-parse_checksum_hex(std::string_view text) noexcept {
-  if (text.size() != 16)
-    return std::nullopt;
+[[nodiscard]] inline std::optional<std::uint64_t> parse_checksum_hex(std::string_view text) noexcept {
+  if (text.size() != 16) return std::nullopt;
   std::uint64_t value = 0;
   for (const char c : text) {
     std::uint64_t digit = 0;
@@ -66,4 +62,4 @@ parse_checksum_hex(std::string_view text) noexcept {
   return value;
 }
 
-} // namespace cputrain::io
+}  // namespace cputrain::io
