@@ -1,4 +1,5 @@
-// cputrain/io.hpp — files: safetensors (with per-tensor checksums), config.json, model weights by Hugging Face names, atomic writes.
+// cputrain/io.hpp — files: safetensors (with per-tensor checksums), config.json, model weights by Hugging Face
+// names, atomic writes.
 #pragma once
 
 #include "cputrain/io/atomic_file.hpp"       // IWYU pragma: export

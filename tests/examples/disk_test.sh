@@ -192,7 +192,8 @@ case $CASE in
         fi
         snapshot "$out" > "$WORK/before.txt"
         # ... and points at the intact checkpoint beside it.
-        expect_failure "$file" "the newest intact checkpoint is $out/checkpoint-10" -- "$RUN_QA" "${TRAIN[@]}" --output_dir "$out"
+        expect_failure "$file" "the newest intact checkpoint is $out/checkpoint-10" -- \
+          "$RUN_QA" "${TRAIN[@]}" --output_dir "$out"
         unchanged "$WORK/before.txt" "$out" "resuming from a corrupt $bad"
       done
     done

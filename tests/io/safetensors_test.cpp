@@ -283,7 +283,8 @@ TEST_CASE("the writer's bytes match a hand-computed file exactly") {
     w.set_metadata("format", "pt");
     const std::string i_bytes("\x07\x00\x00\x00\x00\x00\x00\x00", 8), w_bytes("\x00\x00\x80\x3f\x00\x00\x00\xc0", 8),
         h_bytes("\x80\x3f", 2), g_bytes("\x00\x3c", 2);
-    // The checksums from xxHash itself, printed independently of the writer's hex code; keys sorted, as JSON keeps them.
+    // The checksums from xxHash itself, printed independently of the writer's hex code; keys sorted, as the
+    // writer's std::map keeps them.
     const auto xxh3 = [](const std::string& bytes) {
       char text[17];
       std::snprintf(text, sizeof text, "%016llx",

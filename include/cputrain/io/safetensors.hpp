@@ -447,7 +447,8 @@ class safetensors_file {
       }
       const std::string_view name = std::string_view(key).substr(checksum_key_prefix.size());
       if (!contains(name)) {
-        fail("metadata key " + detail::quote_for_message(key) + " holds a checksum for a tensor the file does not have");
+        fail("metadata key " + detail::quote_for_message(key) +
+             " holds a checksum for a tensor the file does not have");
       }
       const auto value_parsed = parse_checksum_hex(value);
       if (!value_parsed) {
