@@ -1,6 +1,7 @@
 # Test stand-in for the xxHash CMake package that vcpkg's xxhash port and Conan's xxhash recipe provide: the same
 # package and target names (find_package(xxHash CONFIG), xxHash::xxhash), wrapping the system library. The compile
-# definition and the global property let tests/packaging (config-deps) prove cputrain used it.
+# definition and the global property let tests/packaging (config-deps) prove cputrain used it. The file name is
+# xxHash's own (xxHashConfig.cmake): find_package looks for <Name>Config.cmake or <lower-case name>-config.cmake.
 find_library(CPUTRAIN_STUB_XXHASH_LIBRARY NAMES xxhash)
 find_path(CPUTRAIN_STUB_XXHASH_INCLUDE_DIR NAMES xxhash.h)
 if(NOT CPUTRAIN_STUB_XXHASH_LIBRARY OR NOT CPUTRAIN_STUB_XXHASH_INCLUDE_DIR)
