@@ -2,8 +2,8 @@
 #   conan create . --build=missing                 package this checkout, then build and run test_package/
 #   conan install --requires=cputrain/0.1.0 -g CMakeDeps -g CMakeToolchain
 #
-# Like the CMake package, it gives a lean cputrain::cputrain (Eigen, oneTBB, nlohmann_json, utf8proc, and oneDNN or
-# OpenBLAS with their options) and one Conan component per CMake component, each linking the core:
+# Like the CMake package, it gives a lean cputrain::cputrain (Eigen, oneTBB, nlohmann_json, utf8proc, xxHash, and
+# oneDNN or OpenBLAS with their options) and one Conan component per CMake component, each linking the core:
 #   cputrain::mpi    (with_mpi, default True)    Boost.MPI and the system MPI (below)
 #   cputrain::cli    (with_cli, default True)    Boost.ProgramOptions
 #   cputrain::hwloc  (with_hwloc, default True)  hwloc, CPUTRAIN_HAVE_HWLOC=1
@@ -105,6 +105,7 @@ class CputrainConan(ConanFile):
         self.requires("onetbb/[>=2021.5.0 <2023]", **traits)
         self.requires("nlohmann_json/[>=3.10.0 <4]", **traits)
         self.requires("utf8proc/[>=2.6.0 <3]", **traits)
+        self.requires("xxhash/[>=0.8.1 <0.9]", **traits)
         if self.options.with_mpi or self.options.with_cli:
             self.requires("boost/[>=1.74.0 <2]", **traits)
         if self.options.with_hwloc:
@@ -191,7 +192,7 @@ class CputrainConan(ConanFile):
         # team of its own.
         core = component("core", "cputrain::cputrain",
                          ["eigen::eigen", "onetbb::libtbb", "onetbb::tbbmalloc", "nlohmann_json::nlohmann_json",
-                          "utf8proc::utf8proc"], ["EIGEN_DONT_PARALLELIZE"])
+                          "utf8proc::utf8proc", "xxhash::xxhash"], ["EIGEN_DONT_PARALLELIZE"])
         if self.options.with_onednn:
             core.requires.append("onednn::onednn")
             core.defines.append("CPUTRAIN_HAVE_ONEDNN=1")

@@ -49,6 +49,27 @@ if(NOT TARGET cputrain_dep::utf8proc)
   unset(_cputrain_utf8proc_target)
 endif()
 
+# xxHash (the checksums of safetensors tensors, io/tensor_checksum.hpp): the same two ways as utf8proc — vcpkg's
+# xxhash port and Conan's xxhash recipe give xxHash::xxhash, Debian ships libxxhash.pc — as cputrain_dep::xxhash.
+if(NOT TARGET cputrain_dep::xxhash)
+  find_package(xxHash CONFIG QUIET)
+  if(TARGET xxHash::xxhash)
+    set(_cputrain_xxhash_target xxHash::xxhash)
+  else()
+    _cputrain_require_pkg_config(xxHash)
+    if(NOT TARGET PkgConfig::cputrain_xxhash)
+      pkg_check_modules(cputrain_xxhash QUIET IMPORTED_TARGET libxxhash)
+      if(NOT cputrain_xxhash_FOUND)
+        message(FATAL_ERROR "cputrain: xxHash not found (Debian: apt-get install libxxhash-dev)")
+      endif()
+    endif()
+    set(_cputrain_xxhash_target PkgConfig::cputrain_xxhash)
+  endif()
+  add_library(cputrain_dep::xxhash INTERFACE IMPORTED)
+  target_link_libraries(cputrain_dep::xxhash INTERFACE ${_cputrain_xxhash_target})
+  unset(_cputrain_xxhash_target)
+endif()
+
 # oneDNN (the GEMM kernels for bf16 on AVX512-BF16/AMX, and for fp32): its CMake package where OpenCL is found
 # (Debian's config insists on OpenCL, the library being also built for GPUs), else the library and header found
 # directly (Debian without OpenCL's headers, vcpkg's and Conan's onednn). Either way cputrain links
@@ -157,7 +178,8 @@ endmacro()
 
 function(cputrain_link_dependencies target)
   target_link_libraries(${target} INTERFACE
-    Eigen3::Eigen TBB::tbb TBB::tbbmalloc nlohmann_json::nlohmann_json cputrain_dep::utf8proc Threads::Threads)
+    Eigen3::Eigen TBB::tbb TBB::tbbmalloc nlohmann_json::nlohmann_json cputrain_dep::utf8proc cputrain_dep::xxhash
+    Threads::Threads)
   # All threading goes through oneTBB: Eigen must never start an OpenMP team of its own.
   target_compile_definitions(${target} INTERFACE EIGEN_DONT_PARALLELIZE)
   if(CPUTRAIN_USE_BLAS)

@@ -12,7 +12,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libeigen3-dev libtbb-dev libboost-mpi-dev libboost-program-options-dev libboost-serialization-dev
   openmpi-bin libopenmpi-dev libhwloc-dev hwloc-nox numactl nlohmann-json3-dev libutf8proc-dev libopenblas-dev
-  libdnnl-dev
+  libdnnl-dev libxxhash-dev
 )
 case "${1:-}" in
   --test)

@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # and tools for looking at a node's layout.
 packages=(
   libtbb12 libtbbmalloc2 libboost-mpi1.74.0 libboost-program-options1.74.0 libboost-serialization1.74.0
-  libopenmpi3 openmpi-bin libutf8proc2 libhwloc15 libdnnl2 libstdc++6
+  libopenmpi3 openmpi-bin libutf8proc2 libxxhash0 libhwloc15 libdnnl2 libstdc++6
   libjemalloc2 libtcmalloc-minimal4
   openssh-server openssh-client
   hwloc-nox numactl procps

@@ -1,4 +1,5 @@
-// cputrain/io.hpp — files: safetensors, config.json, model weights by Hugging Face names, atomic writes.
+// cputrain/io.hpp — files: safetensors (with per-tensor checksums), config.json, model weights by Hugging Face
+// names, atomic writes.
 #pragma once
 
 #include "cputrain/io/atomic_file.hpp"       // IWYU pragma: export
@@ -7,3 +8,4 @@
 #include "cputrain/io/model_weights.hpp"     // IWYU pragma: export
 #include "cputrain/io/read_file.hpp"         // IWYU pragma: export
 #include "cputrain/io/safetensors.hpp"       // IWYU pragma: export
+#include "cputrain/io/tensor_checksum.hpp"   // IWYU pragma: export

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cputrain/train/checkpoint.hpp"          // IWYU pragma: export
+#include "cputrain/train/checkpoint_integrity.hpp"  // IWYU pragma: export
 #include "cputrain/train/metrics_files.hpp"       // IWYU pragma: export
 #include "cputrain/train/model_files.hpp"         // IWYU pragma: export
 #include "cputrain/train/option_checks.hpp"       // IWYU pragma: export

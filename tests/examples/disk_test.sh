@@ -191,8 +191,9 @@ case $CASE in
           printf 'garbage' | dd of="$file" bs=1 seek=$([ "${bad##*.}" = json ] && echo 0 || echo 8) conv=notrunc status=none
         fi
         snapshot "$out" > "$WORK/before.txt"
-        # ... and points at the complete checkpoint beside it.
-        expect_failure "$file" "complete checkpoints beside it: checkpoint-10" -- "$RUN_QA" "${TRAIN[@]}" --output_dir "$out"
+        # ... and points at the intact checkpoint beside it.
+        expect_failure "$file" "the newest intact checkpoint is $out/checkpoint-10" -- \
+          "$RUN_QA" "${TRAIN[@]}" --output_dir "$out"
         unchanged "$WORK/before.txt" "$out" "resuming from a corrupt $bad"
       done
     done

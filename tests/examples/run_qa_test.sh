@@ -201,6 +201,39 @@ PY
       "$WORK/trained" --do_eval --validation_file "$WORK/empty.json" --version_2_with_negative --output_dir "$WORK/o4"
     [ ! -e "$WORK/o3/model.safetensors" ] && [ ! -e "$WORK/o4/eval_predictions.json" ] || fail "a run without data wrote results"
     ;;
+  damaged-checkpoint)
+    # A byte flipped inside one tensor of the newest checkpoint's weights: the same command, which resumes from the
+    # newest checkpoint, exits 1 naming the file and the tensor and pointing at the intact checkpoint before it;
+    # nothing in output_dir changes. Fine-tuning from damaged weights is refused the same way.
+    make_model "$WORK/m" 0.0
+    common=(--config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --learning_rate 1e-3
+            --save_steps 2 --logging_steps 2)
+    "$RUN_QA" "${common[@]}" --max_steps 4 --output_dir "$WORK/out" > "$WORK/log" 2>&1 || fail "run: $(tail -5 "$WORK/log")"
+    flip() {  # flip FILE TENSOR: one bit in the middle of TENSOR's data
+      python3 - "$1" "$2" <<'PY'
+import json, struct, sys
+path, name = sys.argv[1], sys.argv[2]
+data = bytearray(open(path, "rb").read())
+n = struct.unpack("<Q", data[:8])[0]
+begin, end = json.loads(data[8:8 + n])[name]["data_offsets"]
+data[8 + n + (begin + end) // 2] ^= 0x04
+open(path, "wb").write(data)
+PY
+    }
+    flip "$WORK/out/checkpoint-4/model.safetensors" qa_outputs.bias
+    before=$(cd "$WORK/out" && find . -type f ! -name .cputrain.lock -exec sha256sum {} + | sort)
+    expect_exit 1 "$WORK/out/checkpoint-4/model.safetensors: tensor \"qa_outputs.bias\": the data does not match" -- \
+      "$RUN_QA" "${common[@]}" --max_steps 6 --output_dir "$WORK/out"
+    expect_exit 1 "the newest intact checkpoint is $WORK/out/checkpoint-2: name it with --resume_from_checkpoint" -- \
+      "$RUN_QA" "${common[@]}" --max_steps 6 --output_dir "$WORK/out"
+    [ "$(cd "$WORK/out" && find . -type f ! -name .cputrain.lock -exec sha256sum {} + | sort)" = "$before" ] ||
+      fail "a refused resume changed output_dir"
+    "$RUN_QA" "${common[@]}" --max_steps 6 --output_dir "$WORK/out" --resume_from_checkpoint "$WORK/out/checkpoint-2" \
+      > "$WORK/log2" 2>&1 || fail "resuming from the intact checkpoint: $(tail -5 "$WORK/log2")"
+    flip "$WORK/out/model.safetensors" bert.embeddings.LayerNorm.bias
+    expect_exit 1 "$WORK/out/model.safetensors: tensor \"bert.embeddings.LayerNorm.bias\": the data does not match" -- \
+      "$RUN_QA" --model_name_or_path "$WORK/out" "${TRAIN[@]}" --do_train --max_steps 1 --output_dir "$WORK/o1"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($CASE)"

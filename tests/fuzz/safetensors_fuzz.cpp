@@ -1,8 +1,9 @@
 // Fuzzes cputrain::io::safetensors_file (include/cputrain/io/safetensors.hpp) on arbitrary file contents: open()
 // (header length, JSON header, every entry, the tiling of the data region), then, for whatever it accepted,
 // names(), info(), read_float / read_i64 into buffers of the right size (and of a wrong size, and the wrong dtype:
-// their errors), and check_tensors against the tensors found (must pass) and against a list with one tensor
-// missing and one misshapen (must throw).
+// their errors), verify_checksums (whose refusal must be an io_error naming a tensor that has a checksum), and
+// check_tensors against the tensors found (must pass) and against a list with one tensor missing and one misshapen
+// (must throw).
 // A finding: a crash or sanitizer report, a hang, a huge allocation, any exception that is not a cputrain::error,
 // or a broken invariant (a tensor whose bytes are not numel * dtype_size, check_tensors refusing the file's own
 // tensors or accepting a wrong list).
@@ -48,6 +49,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
       }
       expected.push_back({name, t.shape});
+    }
+    try {
+      st.verify_checksums();
+    } catch (const ct::io::io_error&) {
+      bool some_checked = false;
+      for (const std::string& name : st.names()) some_checked = some_checked || st.has_checksum(name);
+      fuzz_check(some_checked, "verify_checksums refused a file without checksums");
     }
     ct::io::check_tensors(st, expected);  // the file's own tensors: must pass
     (void)st.metadata();

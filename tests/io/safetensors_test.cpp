@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <xxhash.h>
 
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/io/safetensors.hpp"
@@ -279,19 +281,34 @@ TEST_CASE("the writer's bytes match a hand-computed file exactly") {
     w.add_f32("w", {2}, f);
     w.add_i64("i", {1}, i);
     w.set_metadata("format", "pt");
-    // 250 bytes of JSON + 6 spaces of padding = 256 = 0x100.
-    const std::string header = R"({"__metadata__":{"format":"pt"},)"
+    const std::string i_bytes("\x07\x00\x00\x00\x00\x00\x00\x00", 8), w_bytes("\x00\x00\x80\x3f\x00\x00\x00\xc0", 8),
+        h_bytes("\x80\x3f", 2), g_bytes("\x00\x3c", 2);
+    // The checksums from xxHash itself, printed independently of the writer's hex code; keys sorted, as the
+    // writer's std::map keeps them.
+    const auto xxh3 = [](const std::string& bytes) {
+      char text[17];
+      std::snprintf(text, sizeof text, "%016llx",
+                    static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
+      return std::string(text);
+    };
+    // 440 bytes of JSON, a multiple of 8 already (no padding) = 0x1b8.
+    const std::string header = R"({"__metadata__":{"cputrain.checksum":"xxh3_64",)"
+                               R"("cputrain.xxh3_64.g":")" + xxh3(g_bytes) + R"(",)"
+                               R"("cputrain.xxh3_64.h":")" + xxh3(h_bytes) + R"(",)"
+                               R"("cputrain.xxh3_64.i":")" + xxh3(i_bytes) + R"(",)"
+                               R"("cputrain.xxh3_64.w":")" + xxh3(w_bytes) + R"(",)"
+                               R"("format":"pt"},)"
                                R"("i":{"dtype":"I64","shape":[1],"data_offsets":[0,8]},)"
                                R"("w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},)"
                                R"("h":{"dtype":"BF16","shape":[1],"data_offsets":[16,18]},)"
                                R"("g":{"dtype":"F16","shape":[1],"data_offsets":[18,20]}})";
-    REQUIRE(header.size() == 250);
-    const std::string expected = std::string("\x00\x01\x00\x00\x00\x00\x00\x00", 8) + header + "      " +
-                                 std::string("\x07\x00\x00\x00\x00\x00\x00\x00", 8) +  // i = 7
-                                 std::string("\x00\x00\x80\x3f\x00\x00\x00\xc0", 8) +  // w = 1.0f, -2.0f
-                                 std::string("\x80\x3f", 2) +                          // h = bf16 1.0
-                                 std::string("\x00\x3c", 2);                           // g = f16 1.0
-    REQUIRE(expected.size() == 284);
+    REQUIRE(header.size() == 440);
+    const std::string expected = std::string("\xb8\x01\x00\x00\x00\x00\x00\x00", 8) + header +
+                                 i_bytes +  // i = 7
+                                 w_bytes +  // w = 1.0f, -2.0f
+                                 h_bytes +  // h = bf16 1.0
+                                 g_bytes;   // g = f16 1.0
+    REQUIRE(expected.size() == 468);
     const auto bytes = w.serialize();
     CHECK(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()) == expected);
   }

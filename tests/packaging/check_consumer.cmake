@@ -8,7 +8,7 @@
 # test-package: builds test_package/ (the Conan recipe's test program) against the installed prefix alone; its
 #               products run on oneDNN when the package was installed with it, on Eigen otherwise, and its topology
 #               comes from hwloc when the package has the hwloc component, from /sys otherwise.
-# config-deps:  with pkg-config disabled and utf8proc and hwloc offered only as CMake packages (the stand-ins in
+# config-deps:  with pkg-config disabled and utf8proc, xxHash and hwloc offered only as CMake packages (the stand-ins in
 #               tests/packaging/config_deps/stubs, named as vcpkg and Conan name them), builds
 #               tests/packaging/config_deps against the installed prefix, then as a vendored tree.
 foreach(_var MODE SOURCE_DIR BUILD_DIR WORK_DIR GENERATOR CXX)
@@ -132,7 +132,8 @@ elseif(MODE STREQUAL "config-deps")
     run(${CMAKE_COMMAND} --build "${WORK_DIR}/${_kind}")
     run("${WORK_DIR}/${_kind}/consumer")
     message(STATUS "${_kind}: ${last_output}")
-    if(NOT last_output MATCHES "utf8proc and hwloc packages used, utf8proc works, [1-9][0-9]* NUMA node")
+    if(NOT last_output MATCHES
+       "utf8proc, xxHash and hwloc packages used, utf8proc works, xxHash works, [1-9][0-9]* NUMA node")
       message(FATAL_ERROR "unexpected config-deps consumer output (${_kind}): ${last_output}")
     endif()
   endforeach()

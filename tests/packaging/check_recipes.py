@@ -41,7 +41,7 @@ TARGET = "cputrain::cputrain"
 # the check until someone confirms the port exists and adds it here.
 KNOWN_VCPKG_PORTS = {
     "benchmark", "blas", "boost-mpi", "boost-program-options", "catch2", "eigen3", "hwloc", "mpi",
-    "nlohmann-json", "onednn", "openblas", "tbb", "utf8proc", "vcpkg-cmake", "vcpkg-cmake-config",
+    "nlohmann-json", "onednn", "openblas", "tbb", "utf8proc", "vcpkg-cmake", "vcpkg-cmake-config", "xxhash",
 }
 # vcpkg features that only the repository's own build uses (tests, benchmarks): not dependencies of the library.
 BUILD_ONLY_FEATURES = {"tests", "benchmarks"}
@@ -49,7 +49,8 @@ BUILD_ONLY_FEATURES = {"tests", "benchmarks"}
 # One name per library, from each ecosystem's names. A name missing here fails the agreement check: add the
 # library to every recipe and to these tables together.
 CMAKE_NAMES = {"Eigen3": "eigen", "TBB": "tbb", "MPI": "mpi", "nlohmann_json": "nlohmann-json", "BLAS": "blas",
-               "utf8proc": "utf8proc", "libutf8proc": "utf8proc", "hwloc": "hwloc", "dnnl": "onednn",
+               "utf8proc": "utf8proc", "libutf8proc": "utf8proc", "xxHash": "xxhash", "libxxhash": "xxhash",
+               "hwloc": "hwloc", "dnnl": "onednn",
                "Boost:mpi": "boost-mpi", "Boost:program_options": "boost-program-options"}
 # The compiler's threads and OpenMP runtime (linked for a static oneDNN) and the pkg-config tool: no package to ship.
 CMAKE_TOOLS = {"Threads", "OpenMP", "PkgConfig"}
@@ -59,11 +60,13 @@ CMAKE_TOOLS = {"Threads", "OpenMP", "PkgConfig"}
 CMAKE_PROBES = {"OpenCL": "onednn"}
 VCPKG_NAMES = {"eigen3": "eigen", "tbb": "tbb", "mpi": "mpi", "boost-mpi": "boost-mpi",
                "boost-program-options": "boost-program-options", "nlohmann-json": "nlohmann-json",
-               "utf8proc": "utf8proc", "hwloc": "hwloc", "onednn": "onednn", "blas": "blas", "openblas": "blas"}
+               "utf8proc": "utf8proc", "xxhash": "xxhash", "hwloc": "hwloc", "onednn": "onednn", "blas": "blas",
+               "openblas": "blas"}
 VCPKG_HOST_TOOLS = {"vcpkg-cmake", "vcpkg-cmake-config"}
 CONAN_NAMES = {"eigen": "eigen", "onetbb": "tbb", "boost::mpi": "boost-mpi",
                "boost::program_options": "boost-program-options", "nlohmann_json": "nlohmann-json",
-               "utf8proc": "utf8proc", "hwloc": "hwloc", "onednn": "onednn", "openblas": "blas", "MPI": "mpi"}
+               "utf8proc": "utf8proc", "xxhash": "xxhash", "hwloc": "hwloc", "onednn": "onednn", "openblas": "blas",
+               "MPI": "mpi"}
 # Gates: how each ecosystem spells "only with the mpi / cli / hwloc component", "only with oneDNN", "only with BLAS".
 # In cmake/cputrain-dependencies.cmake a component's dependencies are the ones its branch of the
 # _cputrain_component_dependencies macro finds; the other gates are if()s on the CMake option.
@@ -523,7 +526,7 @@ def check_configuration(recipe, source_dir, options, components):
 
     # What each target needs, as cmake/cputrain-dependencies.cmake links it.
     expected = {TARGET: ({"eigen::eigen", "onetbb::libtbb", "onetbb::tbbmalloc", "nlohmann_json::nlohmann_json",
-                          "utf8proc::utf8proc"}, {"EIGEN_DONT_PARALLELIZE"}, ["pthread"])}
+                          "utf8proc::utf8proc", "xxhash::xxhash"}, {"EIGEN_DONT_PARALLELIZE"}, ["pthread"])}
     if "onednn" in gates:
         expected[TARGET][0].add("onednn::onednn")
         expected[TARGET][1].add("CPUTRAIN_HAVE_ONEDNN=1")

@@ -56,11 +56,15 @@ inline void require_float_weights(const safetensors_file& file, const std::vecto
 }  // namespace detail
 
 /// Reads the weights of `file_path` into model.params() (laid out by model.table()) and calls
-/// model.parameters_changed(). Throws io_error naming the file and every problem.
+/// model.parameters_changed(). Throws io_error naming the file and every problem, a tensor whose checksum does not
+/// match included.
 template <class Model>
 weight_load_report load_weights(Model& model, const std::filesystem::path& file_path,
                                 weight_loading mode = weight_loading::exact) {
   const auto file = safetensors_file::open(file_path);
+  // Always, before anything is read into the model: hashing runs at memory speed, a small part of what reading
+  // the file from disk costs (docs/benchmarks.md), and training on silently damaged weights costs far more.
+  file.verify_checksums();
   const nn::parameter_table& table = model.table();
   weight_load_report report;
   if (mode == weight_loading::exact) {
@@ -121,7 +125,7 @@ weight_load_report load_weights(Model& model, const std::filesystem::path& file_
 }
 
 /// Writes model.params() as F32 safetensors with the table's names, atomically, with the metadata
-/// {"format": "pt"} that transformers expects of a PyTorch checkpoint.
+/// {"format": "pt"} that transformers expects of a PyTorch checkpoint (and the writer's checksums).
 template <class Model>
 void save_weights(const Model& model, const std::filesystem::path& file_path) {
   safetensors_writer writer;

@@ -1,6 +1,7 @@
 // Hugging Face safetensors files, read memory-mapped and fully validated, written atomically: safetensors_file
-// (open, names, info, read_float for F32/BF16/F16, read_i64), check_tensors and safetensors_writer. A file is data
-// from outside: every length and offset is checked before anything is read, and any violation throws io_error.
+// (open, names, info, read_float for F32/BF16/F16, read_i64, verify_checksums), check_tensors and
+// safetensors_writer, which stores a checksum per tensor (io/tensor_checksum.hpp). A file is data from outside:
+// every length and offset is checked before anything is read, and any violation throws io_error.
 #pragma once
 
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"
+#include "cputrain/io/tensor_checksum.hpp"
 
 namespace cputrain::io {
 
@@ -185,7 +187,8 @@ class safetensors_file {
         mapping_(std::exchange(other.mapping_, nullptr)),
         mapping_size_(std::exchange(other.mapping_size_, 0)),
         tensors_(std::move(other.tensors_)),
-        metadata_(std::move(other.metadata_)) {}
+        metadata_(std::move(other.metadata_)),
+        checksums_(std::move(other.checksums_)) {}
   safetensors_file& operator=(safetensors_file&& other) noexcept {
     if (this != &other) {
       unmap();
@@ -194,6 +197,7 @@ class safetensors_file {
       mapping_size_ = std::exchange(other.mapping_size_, 0);
       tensors_ = std::move(other.tensors_);
       metadata_ = std::move(other.metadata_);
+      checksums_ = std::move(other.checksums_);
     }
     return *this;
   }
@@ -223,8 +227,23 @@ class safetensors_file {
     return it->second;
   }
 
-  /// The "__metadata__" strings (empty if the file has none).
+  /// The "__metadata__" strings other than the checksums (empty if the file has none): what the writer was given.
   [[nodiscard]] const std::map<std::string, std::string>& metadata() const noexcept { return metadata_; }
+
+  /// Whether the file carries a checksum for tensor `name` (open() has checked the entry's form).
+  [[nodiscard]] bool has_checksum(std::string_view name) const { return checksums_.find(name) != checksums_.end(); }
+
+  /// Hashes every tensor that has a checksum and compares; io_error naming the file, the tensor and both values on
+  /// the first mismatch. A file without checksums (Hugging Face's, older cputrain's) passes unread.
+  void verify_checksums() const {
+    for (const auto& [name, expected] : checksums_) verify(info(name), expected);
+  }
+
+  /// As verify_checksums for one tensor; a tensor without a checksum passes.
+  void verify_checksum(std::string_view name) const {
+    const tensor_info& t = info(name);
+    if (const auto it = checksums_.find(name); it != checksums_.end()) verify(t, it->second);
+  }
 
   /// Converts an F32, BF16 or F16 tensor to float into `out`, whose size must be the tensor's element count.
   void read_float(std::string_view name, std::span<float> out) const {
@@ -275,6 +294,15 @@ class safetensors_file {
   [[noreturn]] void fail(const std::string& problem) const { throw io_error(path_.string() + ": " + problem); }
   [[noreturn]] void fail_tensor(std::string_view name, const std::string& problem) const {
     fail("tensor " + detail::quote_for_message(name) + ": " + problem);
+  }
+
+  void verify(const tensor_info& t, std::uint64_t expected) const {
+    const std::uint64_t actual = tensor_checksum(t.bytes);
+    if (actual != expected) {
+      fail_tensor(t.name, "the data does not match the checksum written with it (xxh3_64 expected " +
+                              checksum_hex(expected) + ", actual " + checksum_hex(actual) +
+                              "): the file was damaged after it was written");
+    }
   }
 
   void check_destination(const tensor_info& t, std::size_t size, const char* what) const {
@@ -392,6 +420,50 @@ class safetensors_file {
       p.info.bytes = data.subspan(p.begin, p.end - p.begin);
       std::string name = p.info.name;
       tensors_.emplace(std::move(name), std::move(p.info));  // parse_json rejected duplicate names
+    }
+    parse_checksums();
+  }
+
+  /// The checksum entries, checked for form only (hashing waits for verify_checksums, so opening stays cheap): a
+  /// key for a tensor the file lacks, a value that is not 16 lowercase hex digits, an unknown marker or, under the
+  /// marker, a tensor without a checksum means a hostile or mangled header, refused here.
+  void parse_checksums() {
+    bool marked = false;
+    for (auto it = metadata_.begin(); it != metadata_.end();) {
+      const auto& [key, value] = *it;
+      if (key != checksum_marker_key && !key.starts_with(checksum_key_prefix)) {
+        ++it;
+        continue;
+      }
+      if (key == checksum_marker_key) {
+        if (value != checksum_marker_value) {
+          fail("metadata key " + detail::quote_for_message(key) + " names the checksum " +
+               detail::quote_for_message(value) + ", which this cputrain does not know (it writes \"" +
+               std::string(checksum_marker_value) + "\")");
+        }
+        marked = true;
+        it = metadata_.erase(it);
+        continue;
+      }
+      const std::string_view name = std::string_view(key).substr(checksum_key_prefix.size());
+      if (!contains(name)) {
+        fail("metadata key " + detail::quote_for_message(key) +
+             " holds a checksum for a tensor the file does not have");
+      }
+      const auto value_parsed = parse_checksum_hex(value);
+      if (!value_parsed) {
+        fail("metadata key " + detail::quote_for_message(key) + " holds " + detail::quote_for_message(value) +
+             ", not a checksum of 16 lowercase hex digits");
+      }
+      checksums_.emplace(std::string(name), *value_parsed);
+      it = metadata_.erase(it);
+    }
+    if (!marked) return;
+    for (const auto& [name, info] : tensors_) {
+      if (!checksums_.contains(name)) {
+        fail("tensor " + detail::quote_for_message(name) + " has no checksum (no metadata key " +
+             detail::quote_for_message(checksum_key(name)) + ") although the file says every tensor has one");
+      }
     }
   }
 
@@ -522,6 +594,7 @@ class safetensors_file {
   std::size_t mapping_size_ = 0;
   std::map<std::string, tensor_info, std::less<>> tensors_;
   std::map<std::string, std::string> metadata_;
+  std::map<std::string, std::uint64_t, std::less<>> checksums_;
 };
 
 /// Checks that `file` holds exactly the tensors `expected` lists, with those shapes (dtypes are not checked:
@@ -573,7 +646,9 @@ inline void check_tensors(const safetensors_file& file, std::span<const expected
 /// ordered by dtype from the widest element to the narrowest (I64, F32, BF16, F16), by name within a dtype. With
 /// the header padded with spaces to a multiple of 8 bytes, that order puts every tensor at an offset that is a
 /// multiple of its element size, so a reader's mapping — ours included — gets naturally aligned data.
-/// Each entry lists "dtype", "shape", "data_offsets" in that order.
+/// Each entry lists "dtype", "shape", "data_offsets" in that order. Every tensor's checksum goes into the metadata
+/// (io/tensor_checksum.hpp), so a reader can tell damaged data from what was written; a file without tensors gets
+/// none, staying byte for byte the format's own.
 class safetensors_writer {
  public:
   /// Adds a tensor, copying `data` (numel * dtype_size bytes, row-major, little-endian). usage_error on an
@@ -606,9 +681,13 @@ class safetensors_writer {
     add(std::move(name), dtype::i64, std::move(shape), std::as_bytes(values));
   }
 
-  /// Sets (or replaces) one "__metadata__" entry. usage_error if either string is not valid UTF-8.
+  /// Sets (or replaces) one "__metadata__" entry. usage_error if either string is not valid UTF-8, or the key is
+  /// one the writer keeps for the checksums.
   void set_metadata(std::string key, std::string value) {
     check_utf8("set_metadata: key", key);
+    if (key == checksum_marker_key || key.starts_with(checksum_key_prefix))
+      throw usage_error("safetensors_writer::set_metadata: the key " + detail::quote_for_message(key) +
+                        " is reserved for the checksums the writer adds itself");
     check_utf8("set_metadata: value of " + detail::quote_for_message(key), value);
     metadata_[std::move(key)] = std::move(value);
   }
@@ -686,6 +765,14 @@ class safetensors_writer {
     }
   }
 
+  [[nodiscard]] std::map<std::string, std::string> metadata_with_checksums() const {
+    std::map<std::string, std::string> out = metadata_;
+    if (entries_.empty()) return out;
+    out.emplace(checksum_marker_key, checksum_marker_value);
+    for (const auto& e : entries_) out.emplace(checksum_key(e.name), checksum_hex(tensor_checksum(e.bytes())));
+    return out;
+  }
+
   template <class Out>
   void emit(const Out& out) const {
     std::vector<const entry*> order;
@@ -697,7 +784,7 @@ class safetensors_writer {
 
     // ordered_json keeps insertion order, which is the data order chosen above.
     nlohmann::ordered_json header = nlohmann::ordered_json::object();
-    if (!metadata_.empty()) header["__metadata__"] = metadata_;
+    if (const auto metadata = metadata_with_checksums(); !metadata.empty()) header["__metadata__"] = metadata;
     std::uint64_t offset = 0;
     for (const entry* e : order) {
       const std::uint64_t end = offset + e->bytes().size();

@@ -218,6 +218,7 @@ template <class Alloc>
 void load_optimizer_state(optim::adamw<Alloc>& optimizer, const nn::parameter_table& table,
                           const std::filesystem::path& file) {
   const auto f = io::safetensors_file::open(file);
+  f.verify_checksums();
   const auto meta = f.metadata();
   const auto step_it = meta.find("step");
   std::uint64_t step = 0;

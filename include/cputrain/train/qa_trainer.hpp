@@ -33,6 +33,7 @@
 #include "cputrain/optim/grad_clip.hpp"
 #include "cputrain/optim/lr_schedule.hpp"
 #include "cputrain/train/checkpoint.hpp"
+#include "cputrain/train/checkpoint_integrity.hpp"
 #include "cputrain/train/progress.hpp"
 #include "cputrain/train/sampler.hpp"
 #include "cputrain/train/termination.hpp"
@@ -337,15 +338,10 @@ class qa_trainer {
     run.state.batches_in_epoch = resumed_position(run.state, from);
   }
 
-  // A damaged checkpoint (a disk error, a copy cut short) need not end the run's history: say which others there
-  // are. Nothing is deleted; the choice is the user's.
+  // A damaged checkpoint (a disk error, a copy cut short, a flipped bit caught by the checksums) need not end the
+  // run's history: name the newest checkpoint beside it that is intact, after checking its files the same way.
   [[nodiscard]] static std::string other_checkpoints(const std::filesystem::path& damaged) {
-    std::string others;
-    for (const auto& dir : list_checkpoints(damaged.parent_path()))
-      if (dir.filename() != damaged.filename()) others += (others.empty() ? "" : ", ") + dir.filename().string();
-    if (others.empty()) return {};
-    return "; complete checkpoints beside it: " + others +
-           " (name one with resume_from_checkpoint, or move the damaged one away)";
+    return intact_checkpoint_advice(damaged);
   }
 
   // Every rank starts from rank 0's weights (a model initialised or loaded differently elsewhere is overwritten).
