@@ -23,7 +23,8 @@ constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 
 // A /proc of a machine with 20 GiB available and a process holding 300 MiB.
 memory_files fake_proc(const fs::path& dir, const std::string& cgroup_membership) {
-  write(dir / "proc/meminfo", "MemTotal:       24000000 kB\nMemFree:         1000000 kB\nMemAvailable:   20971520 kB\n");
+  write(dir / "proc/meminfo",
+        "MemTotal:       24000000 kB\nMemFree:         1000000 kB\nMemAvailable:   20971520 kB\n");
   write(dir / "proc/self/status", "Name:\trun_qa\nVmSize:\t  900000 kB\nVmRSS:\t  307200 kB\n");
   write(dir / "proc/self/cgroup", cgroup_membership);
   return memory_files{dir / "proc", dir / "cgroup"};
@@ -51,7 +52,8 @@ TEST_CASE("cgroup v2: the tightest memory.max less memory.current on the way to 
   write(files.cgroup_root / "kubepods/pod1/ctr/memory.current", std::to_string(3 * GiB) + "\n");
   const auto a = read_memory_allowance(files);
   CHECK(a.available == 5 * GiB);
-  CHECK(a.source == "the control group's memory.max (" + (files.cgroup_root / "kubepods/pod1/ctr/memory.max").string() + ")");
+  const auto limit_file = files.cgroup_root / "kubepods/pod1/ctr/memory.max";
+  CHECK(a.source == "the control group's memory.max (" + limit_file.string() + ")");
 }
 
 TEST_CASE("cgroup v2: a group that already uses its whole limit allows nothing more") {

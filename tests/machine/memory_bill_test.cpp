@@ -44,8 +44,9 @@ TEST_CASE("format_bytes: three significant digits in binary units") {
 
 TEST_CASE("a bill that fits passes, one that does not is refused before anything, naming cause and both figures") {
   memory_bill bill;
-  bill.add("parameters", 47.7 * 1024 * GiB, "num_hidden_layers 1000000000 x (hidden_size 768, intermediate_size 3072)");
-  bill.add("AdamW moments", 95.4 * 1024 * GiB, "num_hidden_layers 1000000000 x (hidden_size 768, intermediate_size 3072)");
+  const std::string layers = "num_hidden_layers 1000000000 x (hidden_size 768, intermediate_size 3072)";
+  bill.add("parameters", 47.7 * 1024 * GiB, layers);
+  bill.add("AdamW moments", 95.4 * 1024 * GiB, layers);
   bill.add("activations kept for backward", 2 * GiB, "per_device_train_batch_size 12 x max_seq_length 384 tokens");
   const std::string what = refusal(bill, machine_with(22.8), "config.json");
   INFO(what);

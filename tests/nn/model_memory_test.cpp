@@ -68,7 +68,8 @@ TEST_CASE("the model's bill: weights and gradients in float, plus the bf16 copy 
 
 TEST_CASE("the activations of a batch x seq forward are what bert_qa keeps for backward (plus the row statistics)") {
   const bert_config c = small(2, 32, 4, 64, 50);
-  for (const auto& [batch, seq] : {std::pair{std::size_t{2}, std::size_t{16}}, std::pair{std::size_t{3}, std::size_t{40}}}) {
+  for (const auto& [batch, seq] :
+       {std::pair{std::size_t{2}, std::size_t{16}}, std::pair{std::size_t{3}, std::size_t{40}}}) {
     ct::nn::bert_qa<> fp32(c);
     (void)fp32.forward(batch_of(batch, seq), {.training = false});
     const auto bill = ct::nn::activation_memory(c, 4, {batch, seq});
@@ -92,7 +93,9 @@ TEST_CASE("counts that do not fit in 64 bits are refused naming the settings") {
   CHECK_THROWS_WITH(ct::nn::parameter_count(wide), Contains("num_hidden_layers 2000000000") &&
                                                        Contains("more than 64-bit sizes can count"));
   const bert_config c = small(2, 64, 4, 256, 1000);
-  CHECK_THROWS_WITH(ct::nn::activation_memory(c, 4, {std::size_t{1} << 40, std::size_t{1} << 30, "--per_device_train_batch_size", "--max_seq_length"}),
+  const ct::nn::activation_shape absurd{std::size_t{1} << 40, std::size_t{1} << 30, "--per_device_train_batch_size",
+                                        "--max_seq_length"};
+  CHECK_THROWS_WITH(ct::nn::activation_memory(c, 4, absurd),
                     Contains("--per_device_train_batch_size 1099511627776") && Contains("64-bit"));
 }
 

@@ -1,10 +1,7 @@
-// Per-tensor checksums for safetensors files, which have none of their own:
-// XXH3-64 (xxHash, seed 0) of a tensor's bytes as stored, kept in
-// "__metadata__" as "cputrain.xxh3_64.<tensor name>" -> 16 lowercase hex
-// digits, with the marker "cputrain.checksum" -> "xxh3_64" (then every tensor
-// must have one). The "cputrain." prefix keeps them apart from user metadata;
-// Hugging Face's loaders read only "format" and ignore the rest.
-// tensor_checksum, checksum_key, checksum_hex, parse_checksum_hex.
+// Per-tensor checksums for safetensors files, which have none of their own: XXH3-64 (xxHash, seed 0) of a tensor's
+// bytes as stored, kept in "__metadata__" as "cputrain.xxh3_64.<tensor name>" -> 16 lowercase hex digits, with the
+// marker "cputrain.checksum" -> "xxh3_64" (then every tensor must have one). The "cputrain." prefix keeps them apart
+// from user metadata; Hugging Face's loaders read only "format". tensor_checksum, checksum_key, checksum_hex.
 #pragma once
 
 #include <xxhash.h>
@@ -20,8 +17,7 @@ namespace cputrain::io {
 
 /// Metadata key prefix of a tensor's checksum; the tensor's name follows it.
 inline constexpr std::string_view checksum_key_prefix = "cputrain.xxh3_64.";
-/// Metadata key saying which checksum the file carries for every tensor, and
-/// its one known value.
+/// Metadata key saying which checksum the file carries for every tensor, and its one known value.
 inline constexpr std::string_view checksum_marker_key = "cputrain.checksum";
 inline constexpr std::string_view checksum_marker_value = "xxh3_64";
 
@@ -43,8 +39,8 @@ inline constexpr std::string_view checksum_marker_value = "xxh3_64";
   return out;
 }
 
-/// The value of exactly 16 lowercase hex digits, or nothing: one spelling per
-/// value, so a file either carries the text checksum_hex writes or is refused.
+/// The value of exactly 16 lowercase hex digits, or nothing: one spelling per value, so a file either carries the
+/// text checksum_hex writes or is refused.
 [[nodiscard]] inline std::optional<std::uint64_t> parse_checksum_hex(std::string_view text) noexcept {
   if (text.size() != 16) return std::nullopt;
   std::uint64_t value = 0;

@@ -54,7 +54,7 @@ inline std::string layer_fields(const bert_config& c) {
   using detail::checked_product, detail::checked_sum, detail::padded_tensor;
   const std::string what = "bert_config: " + detail::layer_fields(c) + " with vocab_size " +
                            std::to_string(c.vocab_size) + ": the parameter count";
-  const std::uint64_t H = static_cast<std::uint64_t>(c.hidden_size), I = static_cast<std::uint64_t>(c.intermediate_size);
+  const auto H = static_cast<std::uint64_t>(c.hidden_size), I = static_cast<std::uint64_t>(c.intermediate_size);
   std::uint64_t total = 0;
   for (const int rows : {c.vocab_size, c.max_position_embeddings, c.type_vocab_size})
     total = checked_sum(total, padded_tensor(checked_product(static_cast<std::uint64_t>(rows), H, what), what), what);
@@ -85,7 +85,8 @@ inline std::string layer_fields(const bert_config& c) {
   memory_bill bill;
   bill.add("parameters", params * 4, cause);
   bill.add("gradients", params * 4, cause);
-  if (gemm_input_bytes < 4) bill.add("bf16 copy of the weights", params * static_cast<double>(gemm_input_bytes), cause);
+  if (gemm_input_bytes < 4)
+    bill.add("bf16 copy of the weights", params * static_cast<double>(gemm_input_bytes), cause);
   return bill;
 }
 
@@ -102,31 +103,28 @@ struct activation_shape {
 /// counts do not fit in 64 bits.
 [[nodiscard]] inline memory_bill activation_memory(const bert_config& c, std::size_t activation_bytes,
                                                    const activation_shape& shape) {
-  using detail::checked_product;
-  const std::string cause = shape.batch_name + " " + std::to_string(shape.batch) + " x " + shape.seq_name + " " +
-                            std::to_string(shape.seq) + " tokens x num_hidden_layers " +
-                            std::to_string(c.num_hidden_layers);
+  using detail::checked_product, detail::checked_sum;
+  const std::string tokens = shape.batch_name + " " + std::to_string(shape.batch) + " x " + shape.seq_name + " " +
+                             std::to_string(shape.seq) + " tokens";
+  const std::string cause = tokens + " x num_hidden_layers " + std::to_string(c.num_hidden_layers);
   const std::string what = cause + " (with num_attention_heads " + std::to_string(c.num_attention_heads) +
                            " x seq^2 attention probabilities): the activations";
+  const auto H = static_cast<std::uint64_t>(c.hidden_size), I = static_cast<std::uint64_t>(c.intermediate_size);
   const std::uint64_t T = checked_product(shape.batch, shape.seq, what);
-  const std::uint64_t H = static_cast<std::uint64_t>(c.hidden_size), I = static_cast<std::uint64_t>(c.intermediate_size);
-  const std::uint64_t probs = checked_product(
-      checked_product(shape.batch, static_cast<std::uint64_t>(c.num_attention_heads), what),
-      checked_product(shape.seq, shape.seq, what), what);
-  const std::uint64_t per_layer = detail::checked_sum(
-      checked_product(T, checked_product(8, H, what) + checked_product(2, I, what), what), probs, what);
-  const double layers = c.num_hidden_layers;
+  const auto heads = static_cast<std::uint64_t>(c.num_attention_heads);
+  const std::uint64_t probs = checked_product(checked_product(shape.batch, heads, what),
+                                              checked_product(shape.seq, shape.seq, what), what);
+  const std::uint64_t rows = checked_sum(checked_product(8, H, what), checked_product(2, I, what), what);
+  const std::uint64_t per_layer = checked_sum(checked_product(T, rows, what), probs, what);
+  const double t = static_cast<double>(T), bytes = static_cast<double>(activation_bytes);
   memory_bill bill;
-  bill.add("activations kept for backward",
-           layers * (static_cast<double>(per_layer) * static_cast<double>(activation_bytes) + 16.0 * static_cast<double>(T)),
+  // kept_per_layer elements, and four [T] float statistics of the two LayerNorms
+  bill.add("activations kept for backward", c.num_hidden_layers * (static_cast<double>(per_layer) * bytes + 16.0 * t),
            cause);
   // embedding sum and final hidden state (activation type); hidden, its gradient, 4 scratch rows, the
   // feed-forward scratch and a few [T] / [T, 2] vectors (float)
-  const double t = static_cast<double>(T);
-  bill.add("layer workspace",
-           2 * t * static_cast<double>(H * activation_bytes) + 4.0 * t * (6.0 * static_cast<double>(H) + static_cast<double>(I) + 7.0),
-           shape.batch_name + " " + std::to_string(shape.batch) + " x " + shape.seq_name + " " +
-               std::to_string(shape.seq) + " tokens");
+  const double h = static_cast<double>(H), inter = static_cast<double>(I);
+  bill.add("layer workspace", 2 * t * h * bytes + 4.0 * t * (6.0 * h + inter + 7.0), tokens);
   return bill;
 }
 

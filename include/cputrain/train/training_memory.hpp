@@ -29,8 +29,8 @@ namespace cputrain::train {
                                               const std::string& prefix = "") {
   const bool eval_larger = evaluates && options.per_device_eval_batch_size > options.per_device_train_batch_size;
   const int batch = eval_larger ? options.per_device_eval_batch_size : options.per_device_train_batch_size;
-  const nn::activation_shape shape{static_cast<std::size_t>(std::max(1, batch)), seq,
-                                   prefix + (eval_larger ? "per_device_eval_batch_size" : "per_device_train_batch_size"),
+  const std::string batch_name = eval_larger ? "per_device_eval_batch_size" : "per_device_train_batch_size";
+  const nn::activation_shape shape{static_cast<std::size_t>(std::max(1, batch)), seq, prefix + batch_name,
                                    prefix + "max_seq_length"};
   return nn::activation_memory(config, activation_bytes, shape);
 }
