@@ -2,12 +2,12 @@
 // per NUMA node, rank placement.
 #pragma once
 
-#include "cputrain/machine/arenas.hpp"          // IWYU pragma: export
-#include "cputrain/machine/cpu_quota.hpp"       // IWYU pragma: export
-#include "cputrain/machine/current_node.hpp"    // IWYU pragma: export
+#include "cputrain/machine/arenas.hpp"            // IWYU pragma: export
+#include "cputrain/machine/cpu_quota.hpp"         // IWYU pragma: export
+#include "cputrain/machine/current_node.hpp"      // IWYU pragma: export
 #include "cputrain/machine/memory_allowance.hpp"  // IWYU pragma: export
 #include "cputrain/machine/memory_bill.hpp"       // IWYU pragma: export
-#include "cputrain/machine/process_layout.hpp"  // IWYU pragma: export
-#include "cputrain/machine/rank_placement.hpp"  // IWYU pragma: export
-#include "cputrain/machine/thread_plan.hpp"     // IWYU pragma: export
-#include "cputrain/machine/topology.hpp"        // IWYU pragma: export
+#include "cputrain/machine/process_layout.hpp"    // IWYU pragma: export
+#include "cputrain/machine/rank_placement.hpp"    // IWYU pragma: export
+#include "cputrain/machine/thread_plan.hpp"       // IWYU pragma: export
+#include "cputrain/machine/topology.hpp"          // IWYU pragma: export
