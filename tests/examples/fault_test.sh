@@ -18,18 +18,9 @@ MAKE_DEMO=$(readlink -f "$3")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fault_test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL ($CASE): $*"; exit 1; }
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/demo_model.sh"  # make_model
 cd "$WORK" || fail "cannot enter $WORK"
 
-# A demo model changed by the JSON object $2 (keys of config.json), in directory $1.
-make_model() {
-  mkdir -p "$1" && cp "$WORK/demo/model/"* "$1/" || fail "no demo model"
-  python3 - "$1/config.json" "$2" <<'PY' || fail "cannot write $1/config.json"
-import json, sys
-c = json.load(open(sys.argv[1]))
-c.update(json.loads(sys.argv[2]))
-json.dump(c, open(sys.argv[1], "w"), indent=2)
-PY
-}
 
 case $CASE in
   kill-during-save)

@@ -16,20 +16,11 @@ MAKE_DEMO=$(readlink -f "$3")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/memory_test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL ($CASE): $*"; exit 1; }
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/demo_model.sh"  # make_model
 cd "$WORK" || fail "cannot enter $WORK"
 "$MAKE_DEMO" --output_dir "$WORK/demo" --train_paragraphs 40 --eval_paragraphs 10 --version_2_with_negative \
   > /dev/null || fail "cputrain-make-demo-data failed"
 
-# A demo model changed by the JSON object $2 (keys of config.json), in directory $1.
-make_model() {
-  mkdir -p "$1" && cp "$WORK/demo/model/"* "$1/" || fail "no demo model"
-  python3 - "$1/config.json" "$2" <<'PY' || fail "cannot write $1/config.json"
-import json, sys
-c = json.load(open(sys.argv[1]))
-c.update(json.loads(sys.argv[2]))
-json.dump(c, open(sys.argv[1], "w"), indent=2)
-PY
-}
 TRAIN=(--train_file "$WORK/demo/train.json" --do_train --max_seq_length 128 --doc_stride 32 --max_steps 2
        --version_2_with_negative --threads 2 --disable_tqdm)
 

@@ -15,20 +15,11 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/signal_test.XXXXXX")
 pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$WORK"' EXIT
 fail() { echo "FAIL ($CASE): $*"; exit 1; }
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/demo_model.sh"  # make_model
 cd "$WORK" || fail "cannot enter $WORK"
 
 "$MAKE_DEMO" --output_dir "$WORK/demo" --train_paragraphs 40 --eval_paragraphs 10 --version_2_with_negative \
   > /dev/null || fail "cputrain-make-demo-data failed"
-# A demo model changed by the JSON object $2 (keys of config.json), in directory $1.
-make_model() {
-  mkdir -p "$1" && cp "$WORK/demo/model/"* "$1/" || fail "no demo model"
-  python3 - "$1/config.json" "$2" <<'PY' || fail "cannot write $1/config.json"
-import json, sys
-c = json.load(open(sys.argv[1]))
-c.update(json.loads(sys.argv[2]))
-json.dump(c, open(sys.argv[1], "w"), indent=2)
-PY
-}
 # wait_for SECONDS WHAT TEST...: poll every 10 ms until TEST succeeds; fail naming WHAT after SECONDS.
 wait_for() {
   local seconds=$1 what=$2 i
