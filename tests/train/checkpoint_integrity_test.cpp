@@ -1,9 +1,7 @@
-// Tests for include/cputrain/train/checkpoint_integrity.hpp and resuming
-// through it: a tiny model trained with checkpoints at steps 2 and 4, then a
-// byte flipped inside one tensor's data. Resuming from the damaged checkpoint
-// must fail with an io_error naming the checkpoint, the file and the tensor,
-// and point at the newest checkpoint whose files still match their checksums —
-// or say that none does.
+// Tests for include/cputrain/train/checkpoint_integrity.hpp and resuming through it: a tiny model trained with
+// checkpoints at steps 2 and 4, then a byte flipped inside one tensor's data. Resuming from the damaged checkpoint
+// must fail with an io_error naming the checkpoint, the file and the tensor, and point at the newest checkpoint
+// whose files still match their checksums — or say that none does.
 #include "cputrain/train/checkpoint_integrity.hpp"
 
 #include <catch2/catch.hpp>
@@ -17,11 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cputrain/text/load_bert_tokenizer.hpp"
 #include "cputrain/train/qa_trainer.hpp"
-#include "demo/demo_model.hpp"
-#include "demo/demo_squad.hpp"
-#include "support/temp_dir.hpp"
+#include "support/tiny_qa_run.hpp"
 
 namespace ct = cputrain;
 namespace fs = std::filesystem;
@@ -30,30 +25,9 @@ using model_type = ct::nn::bert_qa<ct::policy<ct::precision::fp32>>;
 
 namespace {
 
-// A BERT small enough to train a few steps in a unit test, over the demo
-// vocabulary and a few demo questions.
-struct tiny_run {
-  ct::test::temp_dir dir{"cputrain-checkpoint-integrity"};
-  ct::nn::bert_config config;
-  ct::data::qa_features features;
-
-  tiny_run() {
-    config = ct::demo::demo_bert_config();
-    config.hidden_size = 16;
-    config.num_hidden_layers = 1;
-    config.num_attention_heads = 2;
-    config.intermediate_size = 32;
-    config.max_position_embeddings = 128;
-    ct::demo::write_demo_model_dir(dir.path() / "model", config);
-    const auto tokenizer = ct::text::load_bert_tokenizer(dir.path() / "model");
-    ct::demo::demo_squad_options demo;
-    demo.paragraphs = 4;
-    demo.questions_per_paragraph = 3;
-    ct::data::qa_feature_options options;
-    options.max_seq_length = 64;
-    options.doc_stride = 16;
-    features = ct::data::make_qa_features(ct::demo::make_demo_squad(demo), tokenizer, options);
-  }
+// The shared tiny model and features (four demo paragraphs), with this file's training arguments.
+struct tiny_run : ct::test::tiny_qa_run {
+  tiny_run() : tiny_qa_run("cputrain-checkpoint-integrity", 4) {}
 
   [[nodiscard]] fs::path out() const { return dir.path() / "out"; }
 

@@ -13,39 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "demo/demo_model.hpp"
-#include "demo/demo_squad.hpp"
-#include "cputrain/text/load_bert_tokenizer.hpp"
-#include "support/temp_dir.hpp"
+#include "support/tiny_qa_run.hpp"
 
 namespace ct = cputrain;
 using model_type = ct::nn::bert_qa<ct::policy<ct::precision::fp32>>;
 
 namespace {
 
-// A BERT small enough for many steps in a unit test, over the demo vocabulary, and a few dozen demo questions.
-struct tiny_run {
-  ct::test::temp_dir dir{"cputrain-qa-trainer"};
-  ct::nn::bert_config config;
-  ct::data::qa_features features;
-
-  tiny_run() {
-    config = ct::demo::demo_bert_config();
-    config.hidden_size = 16;
-    config.num_hidden_layers = 1;
-    config.num_attention_heads = 2;
-    config.intermediate_size = 32;
-    config.max_position_embeddings = 128;
-    ct::demo::write_demo_model_dir(dir.path() / "model", config);
-    const auto tokenizer = ct::text::load_bert_tokenizer(dir.path() / "model");
-    ct::demo::demo_squad_options demo;
-    demo.paragraphs = 6;
-    demo.questions_per_paragraph = 3;
-    ct::data::qa_feature_options options;
-    options.max_seq_length = 64;
-    options.doc_stride = 16;
-    features = ct::data::make_qa_features(ct::demo::make_demo_squad(demo), tokenizer, options);
-  }
+// The shared tiny model and features (six demo paragraphs), with this file's training arguments.
+struct tiny_run : ct::test::tiny_qa_run {
+  tiny_run() : tiny_qa_run("cputrain-qa-trainer", 6) {}
 
   [[nodiscard]] ct::train::training_options args(std::int64_t max_steps) const {
     ct::train::training_options a;
