@@ -129,6 +129,51 @@ double require_run_memory(const ct::memory_bill& bill, const fs::path& config, s
   return peak;
 }
 
+// The published weights of --model_name_or_path, or a new model from its config; says which.
+template <class Model>
+void load_pretrained(Model& model, const ct::train::model_files& files) {
+  if (!files.weights) {
+    say("training a new model from " + files.config.string());
+    return;
+  }
+  const auto report = ct::io::load_weights(model, *files.weights, ct::io::weight_loading::pretrained);
+  for (const auto& name : report.initialized) say("newly initialized (not in the checkpoint): " + name);
+  if (!report.ignored.empty())
+    say("unused weights of the checkpoint: " + std::to_string(report.ignored.size()) + " (e.g. " +
+        report.ignored.front() + ")");
+}
+
+// --do_train: the header, the training, and (rank 0) the model and the files run_qa.py writes. Returns the epoch
+// reached.
+template <class Trainer, class Model>
+double train_and_save(Trainer& trainer, const Model& model, const ct::cli::training_args& args,
+                      const ct::text::bert_tokenizer& tokenizer, const ct::data::squad_dataset& data,
+                      const ct::data::qa_features& features, const std::optional<fs::path>& resume,
+                      communicator& comm) {
+  const auto plan = trainer.plan_for(features.size());
+  say("***** Running training *****");
+  say("  Num examples = " + std::to_string(features.size()) + " features of " + std::to_string(data.examples.size()) + " questions");
+  const int world = comm.size();
+  say("  Num Epochs = " + std::to_string(plan.epochs) + ", total optimization steps = " + std::to_string(plan.max_steps) +
+      ", precision = " + (args.bf16 ? "bf16" : "fp32"));
+  say("  Total batch size = " +
+      std::to_string(args.per_device_train_batch_size * world * args.gradient_accumulation_steps) + " (" +
+      std::to_string(args.per_device_train_batch_size) + " per process x " + std::to_string(world) + " process" +
+      (world == 1 ? "" : "es") + " x " + std::to_string(args.gradient_accumulation_steps) + " accumulation steps)");
+  if (resume) say("  Resuming from " + resume->string());
+  const auto result = trainer.train(features, resume);
+  if (trainer.is_main_process()) {
+    ct::train::save_pretrained(args.output_dir, model, tokenizer);
+    ct::io::write_file_atomically(fs::path(args.output_dir) / "training_args.json", ct::cli::to_json(args).dump(2) + "\n");
+    trainer.state().write(fs::path(args.output_dir) / "trainer_state.json");
+    nlohmann::json metrics = result.to_json();
+    metrics["train_samples"] = features.size();
+    ct::train::log_metrics("train", metrics);
+    ct::train::save_metrics(args.output_dir, "train", metrics);
+  }
+  return result.epoch;
+}
+
 template <class Policy>
 int run(const ct::cli::training_args& args, const ct::train::model_files& files, const ct::nn::bert_config& config,
         const ct::text::bert_tokenizer& tokenizer, std::size_t max_seq_length,
@@ -143,15 +188,7 @@ int run(const ct::cli::training_args& args, const ct::train::model_files& files,
   const double estimate = require_run_memory(run_memory(args, config, max_seq_length), files.config, ranks_here, true,
                                              train_features ? train_features->memory_bytes() : 0);
   ct::nn::bert_qa<Policy> model(config, static_cast<std::uint64_t>(args.seed));
-  if (files.weights) {
-    const auto report = ct::io::load_weights(model, *files.weights, ct::io::weight_loading::pretrained);
-    for (const auto& name : report.initialized) say("newly initialized (not in the checkpoint): " + name);
-    if (!report.ignored.empty())
-      say("unused weights of the checkpoint: " + std::to_string(report.ignored.size()) + " (e.g. " +
-          report.ignored.front() + ")");
-  } else {
-    say("training a new model from " + files.config.string());
-  }
+  load_pretrained(model, files);
   ct::train::trainer_callbacks callbacks;
   callbacks.save_tokenizer = [&](const fs::path& dir) {
     ct::train::save_tokenizer(tokenizer, config.max_position_embeddings, dir);
@@ -160,32 +197,7 @@ int run(const ct::cli::training_args& args, const ct::train::model_files& files,
   const bool writer = trainer.is_main_process();
   std::optional<double> epoch;
 
-  if (args.do_train) {
-    const auto& data = *train_data;
-    const auto& features = *train_features;
-    const auto plan = trainer.plan_for(features.size());
-    say("***** Running training *****");
-    say("  Num examples = " + std::to_string(features.size()) + " features of " + std::to_string(data.examples.size()) + " questions");
-    const int world = comm.size();
-    say("  Num Epochs = " + std::to_string(plan.epochs) + ", total optimization steps = " + std::to_string(plan.max_steps) +
-        ", precision = " + (args.bf16 ? "bf16" : "fp32"));
-    say("  Total batch size = " +
-        std::to_string(args.per_device_train_batch_size * world * args.gradient_accumulation_steps) + " (" +
-        std::to_string(args.per_device_train_batch_size) + " per process x " + std::to_string(world) + " process" +
-        (world == 1 ? "" : "es") + " x " + std::to_string(args.gradient_accumulation_steps) + " accumulation steps)");
-    if (resume) say("  Resuming from " + resume->string());
-    const auto result = trainer.train(features, resume);
-    if (writer) {
-      ct::train::save_pretrained(args.output_dir, model, tokenizer);
-      ct::io::write_file_atomically(fs::path(args.output_dir) / "training_args.json", ct::cli::to_json(args).dump(2) + "\n");
-      trainer.state().write(fs::path(args.output_dir) / "trainer_state.json");
-      nlohmann::json metrics = result.to_json();
-      metrics["train_samples"] = features.size();
-      ct::train::log_metrics("train", metrics);
-      ct::train::save_metrics(args.output_dir, "train", metrics);
-    }
-    epoch = result.epoch;
-  }
+  if (args.do_train) epoch = train_and_save(trainer, model, args, tokenizer, *train_data, *train_features, resume, comm);
   if (args.do_eval) {
     const auto data = load(args.validation_file, args.max_eval_samples, "--validation_file");
     const auto features = featurize(data, tokenizer, args, max_seq_length, false, args.max_eval_samples);
