@@ -262,7 +262,10 @@ TEST_CASE("a re-save killed at any point of the two-rename fallback leaves the o
     test::temp_dir out;
     two_versions_of_step_7(out.path());
     kill_replacement_after(out.path(), p.kill_after, p.half_removed);
-    recover_checkpoints(out.path());  // what the next start (or save) does first
+    finish_interrupted_replacements(out.path());  // what the next start does first
+    CHECK(version_of_step_7(out.path()) == p.expected);
+    CHECK(list_checkpoints(out.path()) == std::vector<fs::path>{out.path() / "checkpoint-7"});
+    recover_checkpoints(out.path());  // what the next save does first
     CHECK(version_of_step_7(out.path()) == p.expected);
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(out.path())) names.push_back(entry.path().filename().string());

@@ -79,35 +79,45 @@ inline void replace_by_renames(const std::filesystem::path& final_dir, const std
 
 }  // namespace detail
 
-/// Finishes or undoes what an interrupted save left in `output_dir`, so that the next start sees only whole
-/// checkpoint-N directories: a re-save of step N cut between its two renames (tmp-old-checkpoint-N beside no
-/// checkpoint-N) is completed with the new tmp-checkpoint-N when that is whole, else the old one is put back; every
-/// other leftover (a checkpoint being written, replaced or rotated away) is removed. Run by the process that owns
-/// the directory, before it lists checkpoints and before each save.
-inline void recover_checkpoints(const std::filesystem::path& output_dir) {
+/// Finishes or undoes a re-save of step N that a kill cut between its two renames (tmp-old-checkpoint-N beside no
+/// whole checkpoint-N): the new tmp-checkpoint-N goes into place when it is whole, else the old one goes back. Run
+/// at start by the process that owns `output_dir`, before it lists checkpoints; what is left over is removed by the
+/// next save.
+inline void finish_interrupted_replacements(const std::filesystem::path& output_dir) {
   namespace fs = std::filesystem;
   constexpr std::string_view old_prefix = "tmp-old-";
   std::error_code ec;
-  if (!fs::is_directory(output_dir, ec)) return;
   std::vector<fs::path> stranded;
   for (fs::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().filename().string().starts_with(old_prefix)) stranded.push_back(it->path());
+  bool moved = false;
   for (const auto& old_dir : stranded) {
     const auto step = checkpoint_step(old_dir.filename().string().substr(old_prefix.size()));
     if (!step) continue;
     const fs::path final_dir = detail::checkpoint_dir(output_dir, "", *step);
-    const fs::path new_dir = detail::checkpoint_dir(output_dir, "tmp-", *step);
     if (fs::exists(final_dir / checkpoint_state_file, ec)) continue;  // the swap finished: old is a leftover
-    for (const auto& whole : {new_dir, old_dir}) {
+    for (const auto& whole : {detail::checkpoint_dir(output_dir, "tmp-", *step), old_dir}) {
       if (!fs::exists(whole / checkpoint_state_file, ec)) continue;
       fs::remove_all(final_dir, ec);
       fs::rename(whole, final_dir, ec);
-      if (!ec) break;
+      if (!ec) {
+        moved = true;
+        break;
+      }
     }
   }
+  if (moved) io::sync_directory(output_dir, output_dir.string());
+}
+
+/// finish_interrupted_replacements, then every other leftover of a killed save (a checkpoint being written,
+/// replaced or rotated away) removed: what save_checkpoint does first, so that only whole checkpoint-N remain.
+inline void recover_checkpoints(const std::filesystem::path& output_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(output_dir, ec)) return;
+  finish_interrupted_replacements(output_dir);
   for (fs::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec))
     if (is_checkpoint_leftover(it->path().filename().string())) fs::remove_all(it->path(), ec);
-  io::sync_directory(output_dir, output_dir.string());
 }
 
 /// Complete checkpoints of `output_dir` (checkpoint-N directories holding trainer_state.json), by step.

@@ -95,7 +95,9 @@ inline std::optional<std::filesystem::path> prepare_output_dir(const output_dir_
     return from;
   }
   if (!options.do_train) return std::nullopt;
-  recover_checkpoints(dir);  // a save cut short between its renames leaves a checkpoint to put back, not content
+  // A re-save cut between its renames leaves a checkpoint to put in place, not content. The other leftovers wait
+  // for the first save: removed here, the name of a killed write would vanish while the run starts up.
+  finish_interrupted_replacements(dir);
   if (options.overwrite_output_dir) return std::nullopt;
   if (auto last = last_checkpoint(dir)) return last;
   std::string incomplete;  // checkpoint-N without trainer_state.json: a copy cut short, or another program's
