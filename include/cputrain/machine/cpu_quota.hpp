@@ -66,6 +66,24 @@ inline std::optional<double> read_cfs(const std::filesystem::path& dir) {
   return static_cast<double>(*q) / static_cast<double>(*p);
 }
 
+/// One line of a /proc/<pid>/cgroup file, "id:controllers:path"; `controllers` is empty for the v2 hierarchy.
+struct cgroup_membership {
+  std::string controllers;
+  std::string group;
+};
+
+inline std::vector<cgroup_membership> parse_cgroup_memberships(const std::string& text) {
+  std::vector<cgroup_membership> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t first = line.find(':');
+    const std::size_t second = first == std::string::npos ? std::string::npos : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    out.push_back({line.substr(first + 1, second - first - 1), line.substr(second + 1)});
+  }
+  return out;
+}
+
 /// The smallest limit on the path from `group` (relative to `mount`) up to `mount`, read by `read_one`.
 template <class ReadOne>
 std::optional<cpu_quota> smallest_on_path(const std::filesystem::path& mount, std::string_view group,
@@ -107,14 +125,7 @@ std::optional<cpu_quota> smallest_on_path(const std::filesystem::path& mount, st
   const auto membership = q::read_text(self_cgroup);
   if (!membership) return std::nullopt;
   std::optional<std::string> v2_group;
-  std::istringstream lines(*membership);
-  for (std::string line; std::getline(lines, line);) {
-    // id:controllers:path
-    const std::size_t first = line.find(':');
-    const std::size_t second = first == std::string::npos ? std::string::npos : line.find(':', first + 1);
-    if (second == std::string::npos) continue;
-    const std::string controllers = line.substr(first + 1, second - first - 1);
-    const std::string group = line.substr(second + 1);
+  for (const auto& [controllers, group] : q::parse_cgroup_memberships(*membership)) {
     if (controllers.empty()) {
       v2_group = group;
       continue;

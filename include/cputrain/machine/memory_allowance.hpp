@@ -105,13 +105,7 @@ inline void tightest_group(const std::filesystem::path& mount, std::string_view 
 inline void apply_cgroup(const memory_files& files, memory_allowance& out) {
   const auto membership = quota::read_text(files.proc / "self" / "cgroup");
   if (!membership) return;
-  std::istringstream lines(*membership);
-  for (std::string line; std::getline(lines, line);) {
-    const std::size_t first = line.find(':');
-    const std::size_t second = first == std::string::npos ? std::string::npos : line.find(':', first + 1);
-    if (second == std::string::npos) continue;
-    const std::string controllers = line.substr(first + 1, second - first - 1);
-    const std::string group = line.substr(second + 1);
+  for (const auto& [controllers, group] : quota::parse_cgroup_memberships(*membership)) {
     if (controllers.empty()) {
       tightest_group(files.cgroup_root, group, "memory.max", "memory.current", out);
     } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
