@@ -28,8 +28,10 @@ namespace cputrain::dist {
 
 /// What gradients travel as between ranks.
 enum class wire_dtype {
-  fp32,  ///< exact: the sum over ranks, as one process with the whole batch would have it
-  bf16,  ///< half the bytes: each rank's values and the sum rounded to bf16 (bf16_bucket_exchange)
+  /// Exact: the sum over ranks, as one process with the whole batch would have it.
+  fp32,
+  /// Half the bytes: each rank's values and the sum rounded to bf16 (bf16_bucket_exchange).
+  bf16,
 };
 
 /// "fp32" or "bf16".
