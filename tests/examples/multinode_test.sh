@@ -7,7 +7,8 @@
 #     two machines; Open MPI starts its daemon in the second one through an rsh agent that enters the namespace
 #     instead of using ssh, so the ranks talk over TCP across the veth pair. 4 ranks, 2 per "host", of batch 4
 #     must log the same losses and grad norms and end with the same weights and eval predictions as one process
-#     with batch 16, and the layout must show 4 ranks on 2 hosts, local ranks 0/2 and 1/2 on each host.
+#     with batch 16, and the layout must show 4 ranks on 2 hosts, local ranks 0/2 and 1/2 on each host; the second
+#     namespace must receive at least the weights' bytes over the veth pair (the data does cross the "network").
 #     Needs root (or CAP_NET_ADMIN + CAP_SYS_ADMIN), iproute2's `ip`, util-linux's `unshare` and Open MPI; skips
 #     (exit 77) where namespaces cannot be made, e.g. in an unprivileged container.
 #     With MPICH's launcher (Hydra: mpiexec.hydra) as <mpiexec>, the guide's MPICH command itself:
