@@ -235,11 +235,13 @@ if [ "$LAUNCHER" = hydra ]; then
   AGREE=(--tolerance=5e-3 --no-predictions)
   # MPICH's UCX would take the namespaces, which share one kernel and /dev/shm, for one machine and move the data
   # through shared memory (the byte count below catches that): it is told to use TCP over the veth pair.
+  # shellcheck disable=SC2054  # the commas are inside one argument (tcp,self)
   LAUNCH=("$MPIEXEC" -f "$WORK/hostfile" -n 4 -ppn 2 -launcher rsh -launcher-exec "$WORK/agent" -iface "$IFACE"
           -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES "$IFACE")
 else
   PRECISION=()
   AGREE=()
+  # shellcheck disable=SC2054  # the commas are inside one argument (self,vader,tcp)
   LAUNCH=("$MPIEXEC" --hostfile "$WORK/hostfile" --map-by ppr:2:node -n 4 --mca plm_rsh_agent "$WORK/agent"
           --mca oob_tcp_if_include "$SUBNET" --mca btl_tcp_if_include "$SUBNET" --mca btl self,vader,tcp "${OMPI[@]}")
 fi
