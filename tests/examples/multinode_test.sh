@@ -235,8 +235,8 @@ if [ "$LAUNCHER" = hydra ]; then
   PRECISION=(--bf16)
   AGREE=(--tolerance=5e-3 --no-predictions)
   # The data between the hosts does not cross the veth pair here: MPICH's UCX sees one kernel and reads the other
-  # namespace's ranks by cross-memory attach. Made to use TCP (UCX_TLS=tcp,self), MPI_Finalize hangs in about 40%
-  # of runs with Debian's MPICH 4.0.2 and UCX 1.13.1, a 4-rank all-reduce program as well (one rank waits in the
+  # namespace's ranks by cross-memory attach. Made to use TCP (UCX_TLS=tcp,self), MPI_Finalize hung in 3 of 10 runs
+  # with Debian's MPICH 4.0.2 and UCX 1.13.1, and a 4-rank all-reduce program in 9 of 15 (one rank waits in the
   # launcher's barrier, the others in UCX's closing of their TCP endpoints), so the byte count is Open MPI's only.
   LAUNCH=("$MPIEXEC" -f "$WORK/hostfile" -n 4 -ppn 2 -launcher rsh -launcher-exec "$WORK/agent" -iface "$IFACE")
 else
