@@ -121,54 +121,58 @@ def bf16_exchange_seconds(floats, ranks, ranks_per_node, net, convert_per_s):
 
 # ---- one step ----------------------------------------------------------------------------------------------
 
-def simulate_backward(ready, buckets, dense_begin, bucket_seconds, slowdown=0.0):
+def simulate_backward(ready, buckets, dense_begin, bucket_seconds, slowdown=0.0, comm_slowdown=0.0, dt=1e-4):
     """The overlap. ready: [(offset in the whole buffer, seconds of backward compute before it)], in backward's
     order, the last at offset 0 (backward's end). A bucket is handed over at the first ready offset at or below
     its start (gradient_reducer::ready_from). One communication thread reduces the handed buckets in order.
-    slowdown: while a collective runs, compute advances at 1 / (1 + slowdown) (a polling communication thread on
-    the compute's core). Returns (backward's end, when the last bucket is reduced, seconds communicating)."""
-    handed_at_event = []
-    for begin, _ in buckets:
-        i = next(k for k, (off, _) in enumerate(ready) if max(0, off - dense_begin) <= begin)
-        handed_at_event.append(i)
-    t = 0.0
-    done = 0.0            # compute seconds (unslowed) finished
-    comm_free = 0.0       # when the communication thread finishes what it has
-    queue = []            # bucket indices handed, not started
-    next_bucket = 0
-    comm_total = 0.0
-    intervals = []        # (start, end) of each collective
-    for k, (_, work) in enumerate(ready):
-        # Advance compute to `work`, slowed wherever a collective overlaps.
-        while done < work - 1e-15:
-            busy_until = next((e for s, e in intervals if s <= t < e), None)
-            if busy_until is None:
-                nxt = min([s for s, _ in intervals if s > t] or [math.inf])
-                step = min(work - done, nxt - t)
-                t += step
-                done += step
-            else:
-                rate = 1.0 / (1.0 + slowdown)
-                step = min((work - done) / rate, busy_until - t)
-                t += step
-                done += step * rate
-        while next_bucket < len(buckets) and handed_at_event[next_bucket] <= k:
-            queue.append(next_bucket)
-            next_bucket += 1
-        for b in queue:
-            start = max(comm_free, t)
-            cost = bucket_seconds(buckets[b])
-            intervals.append((start, start + cost))
-            comm_free = start + cost
-            comm_total += cost
-        queue.clear()
-    return t, max(t, comm_free), comm_total
+    Where compute and a collective share too few cores (the 2-core machine that validates this), each slows the
+    other while both run: compute advances at 1 / (1 + slowdown), a collective at 1 / (1 + comm_slowdown).
+    Stepped in dt. Returns (backward's end, when the last bucket is reduced, seconds communicating)."""
+    handed_at = [next(k for k, (off, _) in enumerate(ready) if max(0, off - dense_begin) <= begin)
+                 for begin, _ in buckets]
+    cost = [bucket_seconds(b) for b in buckets]
+    t, work, event = 0.0, 0.0, 0   # time, compute seconds done, ready events passed
+    current, left = 0, None        # the bucket being reduced, and its unreduced fraction
+    comm_seconds = 0.0
+    end = None
+    while end is None or current < len(buckets):
+        computing = end is None
+        while computing and event < len(ready) and work >= ready[event][1] - 1e-12:
+            event += 1
+        if computing and event == len(ready):
+            end, computing = t, False
+        handed = current < len(buckets) and (handed_at[current] < event)
+        if handed and left is None:
+            left = 1.0
+        if not computing and not handed:
+            break
+        if computing:
+            to_event = ready[event][1] - work
+            rate = 1.0 / (1.0 + slowdown) if handed else 1.0
+        if handed:
+            crate = (1.0 / (1.0 + comm_slowdown) if computing else 1.0) / cost[current] if cost[current] > 0 else math.inf
+        # The step: dt, or less to land exactly on the next event (a ready call, a collective's end).
+        step = dt
+        if computing:
+            step = min(step, to_event / rate)
+        if handed:
+            step = min(step, left / crate)
+        t += step
+        if computing:
+            work += step * rate
+        if handed:
+            left -= step * crate
+            comm_seconds += step
+            if left <= 1e-12:
+                current, left = current + 1, None
+    return end, max(end, t), comm_seconds
 
 
-def step_seconds(inputs, buckets, dense_begin, bucket_seconds, sparse_seconds, slowdown=0.0):
+def step_seconds(inputs, buckets, dense_begin, bucket_seconds, sparse_seconds, slowdown=0.0, comm_slowdown=0.0):
     """inputs: forward_s, ready_s [(offset, s)], optimizer_s, other_s (data, loss, logging: measured as a
     single process's step less forward, backward and optimizer). Returns (step, exposed, communication)."""
-    end, comm_end, comm = simulate_backward(inputs["ready_s"], buckets, dense_begin, bucket_seconds, slowdown)
+    end, comm_end, comm = simulate_backward(inputs["ready_s"], buckets, dense_begin, bucket_seconds, slowdown,
+                                            comm_slowdown)
     exposed = comm_end - end + sparse_seconds
     step = inputs["forward_s"] + end + exposed + inputs["optimizer_s"] + inputs.get("other_s", 0.0)
     return step, exposed, comm + sparse_seconds
@@ -196,7 +200,7 @@ def measured_allreduce(link_json):
     return latency, b
 
 
-def validate(path, slowdown):
+def validate(path):
     data = json.load(open(path))
     shape, inp = data["shape"], data["inputs"]
     steps = shape["steps"]
@@ -219,16 +223,25 @@ def validate(path, slowdown):
         union = min(shape["vocab"], 2 * words)
         sparse = bucket_seconds((0, shape["vocab"])) + bucket_seconds((0, union * shape["hidden"]))
         one = s["one"]["train_runtime"] / steps
-        # The single process's step is the measured compute; the per-layer times (one process, same shape) give
-        # its split, scaled to it.
+        # A rank's compute is the step of a single process run beside another (as the two ranks share the 2
+        # cores), split as the per-layer timing of one process splits it. How compute and a collective slow each
+        # other while both run: the pair's step with an all-reduce looping across the link, and an 8 MB
+        # all-reduce timed while the pair computes.
+        pair = sum(r["train_runtime"] for r in s["pair"]) / len(s["pair"]) / steps
+        busy = sum(r["train_runtime"] for r in s["busy"]) / len(s["busy"]) / steps
+        slowdown = max(0.0, busy / pair - 1)
+        at8 = lambda j: next(z["raw_seconds"] for z in j["sizes"] if abs(z["megabytes"] - 8) < 1e-9)
+        comm_slowdown = max(0.0, at8(s["link_busy"]) / at8(s["link"]) - 1)
         fwd, opt, bwd = inp["forward_s"], inp["optimizer_s"], inp["backward_s"]
-        scale = one / (fwd + bwd + opt)
+        scale = pair / (fwd + bwd + opt)
         scaled = {"forward_s": fwd * scale, "optimizer_s": opt * scale,
                   "ready_s": [(o, t * scale) for o, t in inp["ready_s"]]}
-        pred, exposed, comm = step_seconds(scaled, buckets, dense_begin, bucket_seconds, sparse, slowdown)
+        pred, exposed, comm = step_seconds(scaled, buckets, dense_begin, bucket_seconds, sparse, slowdown,
+                                           comm_slowdown)
         two = s["two"]
         meas = two["train_runtime"] / steps
-        rows.append({"rate": s["rate"], "one_s": one, "predicted_s": pred, "measured_s": meas,
+        rows.append({"rate": s["rate"], "one_s": one, "pair_s": pair, "slowdown": slowdown,
+                     "comm_slowdown": comm_slowdown, "predicted_s": pred, "measured_s": meas,
                      "error": pred / meas - 1, "predicted_exposed_s": exposed,
                      "measured_exposed_s": two["train_communication_exposed_seconds"] / steps,
                      "predicted_comm_s": comm, "measured_comm_s": two["train_communication_seconds"] / steps,
@@ -242,6 +255,18 @@ def validate(path, slowdown):
 
 SHAPES = {"distilbert": (6, 768, 3072), "bert-base": (12, 768, 3072), "bert-large": (24, 1024, 4096)}
 
+# What the table assumes (docs/scaling.md, "Assumptions"); everything else comes from measurements.
+ASSUME = {
+    "ranks_per_node": 2,            # the guide's one rank per socket
+    "cores_per_rank": 32,           # a socket of 32 cores, each as fast as one measured core, compute linear in cores
+    "alpha_s": 50e-6,               # per message step over the network: kernel TCP on Ethernet
+    "line_efficiency": 0.9,         # TCP goodput / line rate
+    "shm_alpha_s": 5e-6,            # the two ranks of a node, over shared memory
+    "shm_bytes_per_s": 10e9,
+    "convert_per_s": 5e9,           # fp32 <-> bf16 elements/s on one core from memory (docs/benchmarks.md, Zen 5)
+    "unique_rows_per_rank": 2000,   # distinct token ids in 12 SQuAD windows of 384
+}
+
 
 def node_inputs(compute, model, speedup):
     """A rank's compute for `model` at the measured batch and sequence: the measured 2-layer runs per layer
@@ -250,12 +275,12 @@ def node_inputs(compute, model, speedup):
     layers, hidden, inter = SHAPES[model]
     m = compute["hidden_%d" % hidden]
     per_layer_f, per_layer_b = m["forward_layer_s"], m["backward_layer_s"]
-    params = sum(s for _, s in bert_tensors(layers, hidden, inter, 30522))
+    sizes = [s for _, s in bert_tensors(layers, hidden, inter, 30522)]
+    params = sum(sizes)
     fwd = (m["forward_rest_s"] + layers * per_layer_f) / speedup
     ready, t = [], m["backward_head_s"]
-    _, total = offsets_of([s for _, s in bert_tensors(layers, hidden, inter, 30522)])
-    offs, _ = offsets_of([s for _, s in bert_tensors(layers, hidden, inter, 30522)])
-    layer_begin = [offs[5 + 16 * l] for l in range(layers)]
+    offs, _ = offsets_of(sizes)
+    layer_begin = [offs[5 + 16 * l] for l in range(layers)]  # 5 embedding tensors, then 16 per layer
     ready.append((offs[-2], t / speedup))
     for l in reversed(range(layers)):
         t += per_layer_b
@@ -287,12 +312,13 @@ def predict(model, nodes, gbit, wire, compute, assume):
         return f
 
     def sparse_for(n_ranks, n_nodes):
+        # The used-row flags (a float per word), then the rows some rank used: their union grows with the ranks as
+        # if each rank drew its rows independently.
         u = assume["unique_rows_per_rank"]
         union = 30522 * (1 - (1 - u / 30522) ** n_ranks)
-        f = bucket_seconds_for(n_ranks, n_nodes)
-        return ring_allreduce_seconds(30522 * 4, n_ranks, r if n_nodes > 1 else 1,
-                                      net if n_nodes > 1 else shm) + \
-            ring_allreduce_seconds(union * hidden * 4, n_ranks, r if n_nodes > 1 else 1, net if n_nodes > 1 else shm)
+        per_node, the_link = (r, net) if n_nodes > 1 else (1, shm)
+        return (ring_allreduce_seconds(30522 * 4, n_ranks, per_node, the_link) +
+                ring_allreduce_seconds(union * hidden * 4, n_ranks, per_node, the_link))
 
     one, _, _ = step_seconds(inputs, buckets, dense_begin, bucket_seconds_for(r, 1), sparse_for(r, 1))
     step, exposed, comm = step_seconds(inputs, buckets, dense_begin, bucket_seconds_for(ranks, nodes),
@@ -303,7 +329,7 @@ def predict(model, nodes, gbit, wire, compute, assume):
 
 def table(compute_path, dat=None, markdown=False):
     compute = json.load(open(compute_path))
-    assume = compute["assume"]
+    assume = dict(ASSUME, speedup=ASSUME["cores_per_rank"] / compute["threads"])
     rows = [predict(m, n, g, w, compute, assume) for m in ("bert-base", "bert-large") for w in ("fp32", "bf16")
             for g in (10, 25, 100) for n in (4, 8, 16, 64)]
     hf = [predict("distilbert", 4, g, w, compute, assume) for w in ("fp32", "bf16") for g in (10, 25, 100)]
@@ -374,6 +400,11 @@ def selftest(checker=None):
     end, comm_end, _ = simulate_backward(ready, [(20, 40), (0, 20)], 0, lambda b: 1.5, slowdown=1.0)
     check("slowed end", end, 3.75)
     check("slowed comm end", comm_end, 5.25)
+    # And the collectives halved while compute runs: the first, from 2 s, does a third of its 1.5 s by 3 s, the rest
+    # (1 s) alone: ends at 4; the second at 5.5.
+    end, comm_end, _ = simulate_backward(ready, [(20, 40), (0, 20)], 0, lambda b: 1.5, comm_slowdown=1.0)
+    check("slowed collective end", end, 3.0)
+    check("slowed collective comm end", comm_end, 5.5)
     # A whole step: forward 1, optimizer 0.5, other 0.25, sparse 0.2 (exposed too): 1 + 3 + 2 + 0.2 + 0.5 + 0.25.
     step, exposed, _ = step_seconds({"forward_s": 1.0, "optimizer_s": 0.5, "other_s": 0.25, "ready_s": ready},
                                     [(20, 40), (0, 20)], 0, lambda b: 1.5, 0.2)
@@ -401,14 +432,14 @@ def main(argv):
     if len(argv) >= 2 and argv[1] == "selftest":
         return selftest(argv[2] if len(argv) > 2 else None)
     if len(argv) >= 3 and argv[1] == "validate":
-        slowdown = float(argv[3]) if len(argv) > 3 else 0.0
-        rows = validate(argv[2], slowdown)
-        print("| link | loadavg | 1 process | predicted | measured | error | exposed pred. | exposed meas. |"
+        rows = validate(argv[2])
+        print("| link | loadavg | 1 process | 2 at once | slowdowns | predicted | measured | error | exposed pred. | exposed meas. |"
               " comm. pred. | comm. meas. | MB sent/step | all-reduce MB/s | latency |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in rows:
-            print("| %s | %s | %.3f s | %.3f s | %.3f s | %+.1f %% | %.3f s | %.3f s | %.3f s | %.3f s | %.1f | %.0f |"
-                  " %.2f ms |" % (r["rate"], r["loadavg"], r["one_s"], r["predicted_s"], r["measured_s"],
+            print("| %s | %s | %.3f s | %.3f s | %.2f, %.2f | %.3f s | %.3f s | %+.1f %% | %.3f s | %.3f s | %.3f s | %.3f s | %.1f | %.0f |"
+                  " %.2f ms |" % (r["rate"], r["loadavg"], r["one_s"], r["pair_s"], r["slowdown"],
+                                  r["comm_slowdown"], r["predicted_s"], r["measured_s"],
                                   100 * r["error"], r["predicted_exposed_s"], r["measured_exposed_s"],
                                   r["predicted_comm_s"], r["measured_comm_s"], r["tx_mb_per_step"],
                                   r["allreduce_mb_per_s"], r["latency_ms"]))
