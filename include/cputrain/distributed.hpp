@@ -2,5 +2,6 @@
 // backward, the sparse row reducer.
 #pragma once
 
+#include "cputrain/distributed/bf16_bucket_exchange.hpp"
 #include "cputrain/distributed/gradient_reducer.hpp"    // IWYU pragma: export
 #include "cputrain/distributed/sparse_row_reducer.hpp"  // IWYU pragma: export

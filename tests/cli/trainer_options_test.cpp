@@ -28,6 +28,14 @@ TEST_CASE("trainer_options: the loop's values and the whole arguments reach the 
   CHECK(options.seed == 7);
   CHECK_FALSE(options.pad_to_max_length);
   CHECK(options.termination_grace_period == 5);
+  // Unset, DDP's 25 MiB buckets and exact fp32 communication; set, what was asked.
+  CHECK(options.ddp_bucket_cap_mb == 25);
+  CHECK(options.ddp_communication_dtype == "fp32");
+  training_args set = args;
+  set.ddp_bucket_cap_mb = 4;
+  set.ddp_communication_dtype = "bf16";
+  CHECK(cputrain::cli::to_training_options(set).ddp_bucket_cap_mb == 4);
+  CHECK(cputrain::cli::to_training_options(set).ddp_communication_dtype == "bf16");
   // training_args.json in a checkpoint: every argument, as run_qa writes it into output_dir too.
   REQUIRE(options.recorded_arguments.has_value());
   CHECK(*options.recorded_arguments == cputrain::cli::to_json(args));

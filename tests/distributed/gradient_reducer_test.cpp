@@ -303,6 +303,77 @@ TEST_CASE("gradient_reducer: overlap on and off give identical bits, and ready_f
   }
 }
 
+// What the bf16 wire gives (bf16_bucket_exchange_test checks the exchange itself): every rank's values rounded to
+// bf16, summed in fp32, divided, rounded once more. Sums of these values are exact in fp32 in any order.
+std::vector<float> expected_bf16_average(std::size_t length, int size, int step) {
+  std::vector<float> avg(length);
+  for (std::size_t i = 0; i < length; ++i) {
+    float sum = 0;
+    for (int r = 0; r < size; ++r) sum += static_cast<float>(cputrain::bf16(grad_value(r, i, step)));
+    avg[i] = static_cast<float>(cputrain::bf16(sum / static_cast<float>(size)));
+  }
+  return avg;
+}
+
+TEST_CASE("gradient_reducer: bf16 on the wire gives the rounded average on every rank, for every bucket size") {
+  mpi_communicator comm;
+  const layout l = bert_like_layout();
+  const int size = comm.size();
+  for (const std::size_t bytes : {std::size_t{0}, std::size_t{1500 * 4}, l.length * 4}) {
+    for (const bool overlap : {true, false}) {
+      INFO("bucket_bytes " << bytes << ", overlap " << overlap);
+      std::vector<float> grads(l.length);
+      gradient_reducer reducer(comm, grads, l.offsets,
+                               {.bucket_bytes = bytes, .overlap = overlap, .wire = cputrain::dist::wire_dtype::bf16});
+      gradient_reducer fp32(comm, grads, l.offsets, {.bucket_bytes = bytes, .overlap = overlap});
+      for (int step = 0; step < 2; ++step) {
+        backward_with_ready_from(reducer, grads, l, comm.rank(), step);
+        reducer.finish();
+        const std::vector<float> expected = size > 1 ? expected_bf16_average(l.length, size, step)
+                                                     : expected_average(l.length, size, step);
+        CHECK(same_bits(grads, expected));
+        const std::vector<float> everyone = comm.gatherv(grads, 0);
+        for (int r = 0; comm.rank() == 0 && r < size; ++r) {
+          CHECK(std::memcmp(everyone.data() + static_cast<std::size_t>(r) * l.length, grads.data(),
+                            l.length * sizeof(float)) == 0);
+        }
+      }
+      // The bytes: about half of fp32's (each bucket's last shard is padded to the world size).
+      fill(grads, comm.rank(), 0);
+      fp32.finish();
+      const std::size_t fp32_bytes = fp32.last_step().sent_bytes;
+      const std::size_t bf16_bytes = reducer.last_step().sent_bytes;
+      if (size == 1) {
+        CHECK(fp32_bytes == 0);
+        CHECK(bf16_bytes == 0);
+      } else {
+        std::size_t ring = 0;  // a ring all-reduce of each bucket
+        for (const auto& [begin, end] : fp32.buckets()) {
+          ring += 2 * static_cast<std::size_t>(size - 1) * (end - begin) * 4 / static_cast<std::size_t>(size);
+        }
+        CHECK(fp32_bytes == ring);
+        CHECK(bf16_bytes * 2 >= fp32_bytes);
+        CHECK(bf16_bytes * 2 <= fp32_bytes + reducer.bucket_count() * static_cast<std::size_t>(8 * size));
+      }
+    }
+  }
+}
+
+TEST_CASE("gradient_reducer: bf16 on the wire is refused for a communicator that cannot move bf16") {
+  const layout l = bert_like_layout();
+  std::vector<float> grads(l.length);
+  fake_pair pair(grads);
+  CHECK_THROWS_MATCHES(
+      basic_gradient_reducer<fake_pair>(pair, grads, l.offsets, {.wire = cputrain::dist::wire_dtype::bf16}),
+      cputrain::usage_error, says("needs a communicator with all_to_all and all_gather of bf16"));
+  // In a world of one nothing travels, so any communicator will do.
+  cputrain::parallel::single::communicator one;
+  basic_gradient_reducer<cputrain::parallel::single::communicator> alone(one, grads, l.offsets,
+                                                                        {.wire = cputrain::dist::wire_dtype::bf16});
+  alone.finish();
+  CHECK(alone.last_step().sent_bytes == 0);
+}
+
 TEST_CASE("gradient_reducer: in a world of one the gradients are untouched and nothing is reduced") {
   mpi_communicator self(MPI_COMM_SELF);
   const layout l = bert_like_layout();

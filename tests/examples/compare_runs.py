@@ -1,12 +1,13 @@
 """Checks that run_qa runs trained the same model as a reference run (the distributed and multi-node tests).
 
-    compare_runs.py WORK ENTRIES RUN... [--no-predictions]
+    compare_runs.py WORK ENTRIES RUN... [--no-predictions] [--tolerance T] [--weights-tolerance W]
 
 WORK/one is the reference (one process); each WORK/RUN must log ENTRIES loss entries with the same steps, learning
 rates, losses and grad norms (relative difference <= 1e-5), epochs within 0.01 (the epoch fraction counts
 micro-batches, which round differently with accumulation, as in the Trainer), the same tensors with weights within
-a relative difference of 1e-5, and (unless --no-predictions) the same eval_predictions.json. Exits 1 on any
-difference, printing each one.
+a relative difference of 1e-5, and (unless --no-predictions) the same eval_predictions.json. --tolerance and
+--weights-tolerance replace the two 1e-5 bounds (runs that are not meant to be exact: bf16 communication).
+Exits 1 on any difference, printing each one.
 """
 import json
 import math
@@ -40,9 +41,25 @@ def structural(name):
         name == "bert.encoder.layer.1.output.LayerNorm.bias"
 
 
+def options(args):
+    """The positional arguments and the options of the command line."""
+    positional, found = [], {"--no-predictions": False, "--tolerance": 1e-5, "--weights-tolerance": 1e-5}
+    while args:
+        a = args.pop(0)
+        if a == "--no-predictions":
+            found[a] = True
+        elif a in found:
+            found[a] = float(args.pop(0))
+        else:
+            positional.append(a)
+    return positional, found
+
+
 def main(argv):
-    predictions = "--no-predictions" not in argv
-    work, entries, runs = argv[1], int(argv[2]), [a for a in argv[3:] if a != "--no-predictions"]
+    positional, found = options(argv[1:])
+    predictions = not found["--no-predictions"]
+    tolerance, weights_tolerance = found["--tolerance"], found["--weights-tolerance"]
+    work, entries, runs = positional[0], int(positional[1]), positional[2:]
     one, one_log = weights(work, "one"), log(work, "one")
     ok = True
     for run in runs:
@@ -52,7 +69,7 @@ def main(argv):
             ok = False
         for a, b in zip(one_log, other_log):
             for key in ("loss", "grad_norm"):
-                if abs(a[key] - b[key]) > 1e-5 * abs(a[key]):
+                if abs(a[key] - b[key]) > tolerance * abs(a[key]):
                     print(f"{run}: step {a['step']}: {key} {b[key]} vs {a[key]}")
                     ok = False
             if a["learning_rate"] != b["learning_rate"] or abs(a["epoch"] - b["epoch"]) > 0.01 or a["step"] != b["step"]:
@@ -67,7 +84,7 @@ def main(argv):
         norm = sum(p * p for k in one if not structural(k) for p in one[k])
         rel = math.sqrt(diff / norm)
         print(f"{run}: weights relative difference {rel:.3g}")
-        if not rel <= 1e-5:
+        if not rel <= weights_tolerance:
             ok = False
         # Evaluation was split between the ranks and gathered: the same answers as one process computes.
         if predictions and json.load(open(f"{work}/{run}/eval_predictions.json")) != \

@@ -188,6 +188,38 @@ TEST_CASE("mpi_communicator: broadcast_bytes gives every rank the root's string,
   CHECK(empty.empty());
 }
 
+TEST_CASE("mpi_communicator: all_to_all sends block b to rank b, all_gather lays every rank's block in rank order") {
+  mpi_communicator comm;
+  const int n = comm.size();
+  const int me = comm.rank();
+  const std::size_t block = 3;
+  // Integers below 256 are exact in bf16: block b of rank r holds 100 r + 10 b + j.
+  const auto code = [](int r, int b, std::size_t j) { return static_cast<float>(100 * r + 10 * b + static_cast<int>(j)); };
+  std::vector<cputrain::bf16> out(block * static_cast<std::size_t>(n));
+  std::vector<cputrain::bf16> in(out.size());
+  for (int b = 0; b < n; ++b) {
+    for (std::size_t j = 0; j < block; ++j) out[static_cast<std::size_t>(b) * block + j] = cputrain::bf16(code(me, b, j));
+  }
+  comm.all_to_all(std::span<const cputrain::bf16>(out), in);
+  for (int r = 0; r < n; ++r) {
+    for (std::size_t j = 0; j < block; ++j) {
+      CHECK(static_cast<float>(in[static_cast<std::size_t>(r) * block + j]) == code(r, me, j));
+    }
+  }
+  const std::vector<cputrain::bf16> mine(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(block));
+  comm.all_gather(std::span<const cputrain::bf16>(mine), in);
+  for (int r = 0; r < n; ++r) {
+    for (std::size_t j = 0; j < block; ++j) CHECK(static_cast<float>(in[static_cast<std::size_t>(r) * block + j]) == code(r, 0, j));
+  }
+  // Lengths that are not the same multiple of the ranks are refused before any MPI call, on every rank.
+  std::vector<cputrain::bf16> longer(block * static_cast<std::size_t>(n) + 1);
+  CHECK_THROWS_MATCHES(comm.all_to_all(std::span<const cputrain::bf16>(out), longer), cputrain::usage_error,
+                       says("both must be the same multiple of the " + std::to_string(n) + " ranks"));
+  CHECK_THROWS_AS(comm.all_gather(std::span<const cputrain::bf16>(mine), longer), cputrain::usage_error);
+  if (n > 1) CHECK_THROWS_AS(comm.all_to_all(std::span<const cputrain::bf16>(longer), longer), cputrain::usage_error);
+  comm.barrier();
+}
+
 TEST_CASE("mpi_communicator: a root that is not a rank throws usage_error naming it, on every rank") {
   mpi_communicator comm;
   const int n = comm.size();

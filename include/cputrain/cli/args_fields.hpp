@@ -123,6 +123,11 @@ inline const args_field args_fields[] = {
     {"sparse_embedding_gradients", args_group::training, &training_args::sparse_embedding_gradients,
      "With several processes, send only the word-embedding rows the step's tokens used (cputrain's own; the "
      "same result as sending the whole table, in a fraction of the bytes)"},
+    {"ddp_communication_dtype", args_group::training, &training_args::ddp_communication_dtype,
+     "With several processes, what gradients travel as: fp32 (exact) or bf16 (cputrain's own; half the bytes, "
+     "each rank's gradients and their sum rounded to bf16)"},
+    {"ddp_bucket_cap_mb", args_group::training, &training_args::ddp_bucket_cap_mb,
+     "MiB of gradients per all-reduce bucket, reduced while backward goes on (default 25; 0: one per tensor)"},
     {"termination_grace_period", args_group::training, &training_args::termination_grace_period,
      "Seconds between SIGTERM and the kill (cputrain's own; Kubernetes' default 30): on SIGTERM or Ctrl-C, "
      "finish the step and write a checkpoint if that fits in them, then exit; 0 exits without one"},

@@ -42,6 +42,8 @@ namespace detail {
   o.disable_tqdm = args.disable_tqdm;
   o.termination_grace_period = args.termination_grace_period;
   o.sparse_embedding_gradients = args.sparse_embedding_gradients;
+  o.ddp_communication_dtype = args.ddp_communication_dtype;
+  if (args.ddp_bucket_cap_mb) o.ddp_bucket_cap_mb = *args.ddp_bucket_cap_mb;
   return o;
 }
 

@@ -93,6 +93,10 @@ struct training_args {
   /// cputrain's own: with several processes, average the word-embedding gradient by sending only the rows the
   /// step's tokens used (distributed/sparse_row_reducer.hpp); false sends the whole table (for comparison).
   bool sparse_embedding_gradients = true;
+  /// cputrain's own: "fp32" or "bf16", what gradients travel as between processes (train::training_options).
+  std::string ddp_communication_dtype = "fp32";
+  /// Hugging Face's: MiB a gradient bucket grows to; unset, DDP's 25.
+  std::optional<int> ddp_bucket_cap_mb;
 
   /// One line per accepted flag that changes nothing here, for the program to print. Not an argument: to_json
   /// leaves it out.

@@ -314,6 +314,21 @@ inline void to_float(std::span<const bf16> src, std::span<float> dst) {
   });
 }
 
+/// to_bf16 on the calling thread alone, starting no TBB task: for threads outside the compute arena (the gradient
+/// reducer's communication thread), whose conversions must not take cores from the backward pass running beside them.
+inline void to_bf16_serial(std::span<const float> src, std::span<bf16> dst) {
+  detail::check_bf16_spans("cputrain::to_bf16_serial", src.data(), src.size(), src.size_bytes(), dst.data(),
+                           dst.size(), dst.size_bytes());
+  detail::to_bf16_kernel(src.data(), dst.data(), src.size());
+}
+
+/// to_float on the calling thread alone (see to_bf16_serial).
+inline void to_float_serial(std::span<const bf16> src, std::span<float> dst) {
+  detail::check_bf16_spans("cputrain::to_float_serial", src.data(), src.size(), src.size_bytes(), dst.data(),
+                           dst.size(), dst.size_bytes());
+  detail::to_float_kernel(src.data(), dst.data(), src.size());
+}
+
 }  // namespace CPUTRAIN_BF16_CONVERT_NS
 
 }  // namespace cputrain

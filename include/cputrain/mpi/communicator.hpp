@@ -21,6 +21,7 @@
 #include <boost/mpi/exception.hpp>
 #include <boost/mpi/operations.hpp>
 
+#include "cputrain/core/bf16.hpp"
 #include "cputrain/core/error.hpp"
 #include "cputrain/mpi/environment.hpp"
 #include "cputrain/policy/parallel/parallel_policy.hpp"
@@ -208,6 +209,25 @@ class mpi_communicator {
     return all;
   }
 
+  /// in: [size, block], out: [size, block]: block b of this rank's `in` goes to rank b, which keeps it as its
+  /// out[this rank] (MPI_Alltoall). Every rank passes the same lengths, a multiple of size(); a block of at most
+  /// INT_MAX elements. The gradient reducer's bf16 exchange (distributed/bf16_bucket_exchange.hpp).
+  void all_to_all(std::span<const bf16> in, std::span<bf16> out) {
+    constexpr const char* where = "cputrain::dist::mpi_communicator::all_to_all";
+    const int block = block_count(in.size(), out.size(), size_, where);
+    detail::check_mpi(MPI_Alltoall(in.data(), block, MPI_UINT16_T, out.data(), block, MPI_UINT16_T, native_handle()),
+                      where, "MPI_Alltoall");
+  }
+
+  /// in: [block], out: [size, block]: every rank's `in` in rank order (MPI_Allgather). Every rank passes the same
+  /// lengths; a block of at most INT_MAX elements.
+  void all_gather(std::span<const bf16> in, std::span<bf16> out) {
+    constexpr const char* where = "cputrain::dist::mpi_communicator::all_gather";
+    const int block = block_count(in.size() * static_cast<std::size_t>(size_), out.size(), size_, where);
+    detail::check_mpi(MPI_Allgather(in.data(), block, MPI_UINT16_T, out.data(), block, MPI_UINT16_T, native_handle()),
+                      where, "MPI_Allgather");
+  }
+
   /// Every rank's `bytes` becomes `root`'s (any length; the others' lengths do not matter).
   void broadcast_bytes(std::string& bytes, int root) {
     constexpr const char* where = "cputrain::dist::mpi_communicator::broadcast_bytes";
@@ -234,6 +254,17 @@ class mpi_communicator {
       throw usage_error(std::string(where) + ": root " + std::to_string(root) +
                         " is not a rank of this communicator (its ranks are 0.." + std::to_string(size_ - 1) + ")");
     }
+  }
+
+  // The elements each rank sends to each: `whole` split in size() blocks, which `out` must hold.
+  static int block_count(std::size_t whole, std::size_t out, int size, const char* where) {
+    const auto ranks = static_cast<std::size_t>(size);
+    if (whole != out || whole % ranks != 0 || whole / ranks > static_cast<std::size_t>(INT_MAX)) {
+      throw usage_error(std::string(where) + ": " + std::to_string(whole) + " elements to send and room for " +
+                        std::to_string(out) + " received; both must be the same multiple of the " +
+                        std::to_string(size) + " ranks, with at most " + std::to_string(INT_MAX) + " per rank");
+    }
+    return static_cast<int>(whole / ranks);
   }
 
   // Every rank learns every length (not only the root), so a total too large for MPI is refused on all of them.

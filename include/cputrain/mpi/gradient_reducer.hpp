@@ -7,6 +7,9 @@
 
 namespace cputrain::dist {
 
+// MPI can carry the reducer's bf16 wire format.
+static_assert(bf16_exchanging_communicator<mpi_communicator>);
+
 using gradient_reducer = basic_gradient_reducer<mpi_communicator>;
 
 }  // namespace cputrain::dist

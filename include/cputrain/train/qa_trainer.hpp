@@ -81,6 +81,10 @@ struct train_result {
   double communication_seconds = 0.0;
   /// Of communication_seconds, those backward did not hide (the wait after the last layer).
   double exposed_communication_seconds = 0.0;
+  /// With several processes: the bytes each rank sends per step for the bucketed gradients (ring-algorithm count,
+  /// reducer_step_stats::sent_bytes) and the format they travel in.
+  std::size_t gradient_bytes_per_step = 0;
+  std::string communication_dtype = "fp32";
 
   /// The train_results.json object.
   [[nodiscard]] nlohmann::ordered_json to_json() const {
@@ -97,6 +101,8 @@ struct train_result {
       j["train_communication_exposed_seconds"] = exposed_communication_seconds;
       j["train_communication_hidden"] =
           communication_seconds > 0 ? 1.0 - exposed_communication_seconds / communication_seconds : 1.0;
+      j["train_communication_dtype"] = communication_dtype;
+      j["train_gradient_bytes_per_step"] = gradient_bytes_per_step;
     }
     return j;
   }
@@ -275,6 +281,7 @@ class qa_trainer {
     typename model_type::gradients_ready ready;
     double communication_seconds = 0.0;
     double exposed_seconds = 0.0;
+    std::size_t gradient_bytes_per_step = 0;  // the last step's, from the bucketed reducer
     std::optional<progress_bar> bar;
     std::chrono::steady_clock::time_point started;
     std::int64_t first_step = 0;
@@ -366,6 +373,8 @@ class qa_trainer {
     // Each rank scales its loss by 1 / world (forward_backward), so the reducers only sum: no pass to divide.
     dist::reducer_options reduce_options;
     reduce_options.average = false;
+    reduce_options.bucket_bytes = static_cast<std::size_t>(args_.ddp_bucket_cap_mb) << 20;
+    reduce_options.wire = args_.ddp_communication_dtype == "bf16" ? dist::wire_dtype::bf16 : dist::wire_dtype::fp32;
     if (world() > 1)
       run.reducer.emplace(comm_, model_.grads().subspan(run.dense_begin), tensor_offsets, reduce_options);
     if (sparse_words)
@@ -426,6 +435,7 @@ class qa_trainer {
     run.reducer->finish();  // grads now hold the average over ranks
     run.communication_seconds += run.reducer->last_step().communication_seconds;
     run.exposed_seconds += run.reducer->last_step().exposed_seconds;
+    run.gradient_bytes_per_step = run.reducer->last_step().sent_bytes;
     if (run.word_reducer) {
       const auto started = std::chrono::steady_clock::now();
       run.word_reducer->reduce();
@@ -531,6 +541,8 @@ class qa_trainer {
     r.world_size = world();
     r.communication_seconds = run.communication_seconds;
     r.exposed_communication_seconds = run.exposed_seconds;
+    r.gradient_bytes_per_step = run.gradient_bytes_per_step;
+    r.communication_dtype = args_.ddp_communication_dtype;
     nlohmann::ordered_json summary;
     summary["train_runtime"] = r.train_runtime;
     summary["train_samples_per_second"] = r.train_samples_per_second;

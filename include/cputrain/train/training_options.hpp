@@ -56,6 +56,11 @@ struct training_options {
   /// cputrain's own: with several processes, average the word-embedding gradient by sending only the rows the
   /// step's tokens used (distributed/sparse_row_reducer.hpp); false sends the whole table (for comparison).
   bool sparse_embedding_gradients = true;
+  /// cputrain's own: what gradients travel as between processes: "fp32" (exact) or "bf16" (half the bytes; each
+  /// rank's gradients and their sum rounded to bf16, every rank still equal: distributed/bf16_bucket_exchange.hpp).
+  std::string ddp_communication_dtype = "fp32";
+  /// Hugging Face's: the size (MiB of fp32 gradients) a bucket of the all-reduce grows to; 0: one per tensor.
+  int ddp_bucket_cap_mb = 25;
   /// What every checkpoint's training_args.json records: a program's whole arguments (run_qa's command line,
   /// cli::to_json); unset, these options as to_json(training_options) writes them.
   std::optional<nlohmann::ordered_json> recorded_arguments;
@@ -118,6 +123,13 @@ inline void training_options::validate() const {
                        "cputrain saves every --save_steps (steps), after every epoch (epoch) or never (no)");
   check_at_least("save_steps", save_steps, 1);
   check_at_least("save_total_limit", save_total_limit, 1);
+  checks::check_one_of("ddp_communication_dtype", ddp_communication_dtype, {"fp32", "bf16"},
+                       "gradients travel between processes as fp32 (exact) or bf16 (half the bytes)");
+  // Beyond 2^20 MiB the byte count would no longer be a bucket size anyone means (and could overflow).
+  if (ddp_bucket_cap_mb < 0 || ddp_bucket_cap_mb > (1 << 20)) {
+    bad_flag_value("ddp_bucket_cap_mb", std::to_string(ddp_bucket_cap_mb),
+                   "must lie in [0, 1048576] MiB (0: every tensor its own bucket)");
+  }
   check_at_least("seed", seed, 0);  // numpy's and torch's seeds are unsigned
   check_not_negative("termination_grace_period", termination_grace_period);
 }
@@ -152,6 +164,8 @@ inline void training_options::validate() const {
   j["disable_tqdm"] = o.disable_tqdm;
   j["termination_grace_period"] = o.termination_grace_period;
   j["sparse_embedding_gradients"] = o.sparse_embedding_gradients;
+  j["ddp_communication_dtype"] = o.ddp_communication_dtype;
+  j["ddp_bucket_cap_mb"] = o.ddp_bucket_cap_mb;
   return j;
 }
 
