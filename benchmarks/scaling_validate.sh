@@ -14,6 +14,8 @@
 # The model: a "mid" BERT (4 layers of BERT-base's shape, its 30,522-row word table), sequences of 64, batch 4 per
 # rank, so one step of 1 thread takes about half a second and the 115 MB of dense gradients take about a second at
 # 1 Gbit/s. Root only; namespaces and files are removed on every exit.
+# BYTES_ONLY=1: for each rate only the 2-rank run, once with fp32 and once with bf16 gradients on the wire
+# (--ddp_communication_dtype), and the bytes each sent: bf16 should halve the dense part.
 #   benchmarks/scaling_validate.sh [build dir] [output json] [rates...]
 #   e.g. benchmarks/scaling_validate.sh build/release benchmarks/results/scaling_validation.json none 10gbit 5gbit 1gbit
 set -euo pipefail
@@ -84,6 +86,7 @@ shape() {  # shape RATE|none: the same token bucket on both ends, so both direct
   done
 }
 
+# A word list on purpose (split where it is used, unquoted): paths made here have no spaces.
 COMMON="--config_name $WORK/demo/model --tokenizer_name $WORK/demo/model --train_file $WORK/demo/train.json \
   --do_train --max_steps $STEPS --max_seq_length $SEQ --doc_stride 16 --save_strategy no --disable_tqdm \
   --logging_steps $STEPS --overwrite_output_dir --per_device_train_batch_size $BATCH --threads 1"
@@ -99,6 +102,29 @@ pair() {  # pair DIR: one single process in each namespace at once, no MPI betwe
   for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
   [ $rc = 0 ] || { tail "$1".*.log; exit 1; }
 }
+
+if [ "${BYTES_ONLY:-0}" = 1 ]; then
+  echo '{"shape": {"layers": '"$LAYERS"', "seq": '"$SEQ"', "batch": '"$BATCH"', "steps": '"$STEPS"'}, "runs": [' > "$WORK/out.json"
+  first=1
+  for rate in "${RATES[@]}"; do
+    shape "$rate"
+    for wire in fp32 bf16; do
+      l=$(load)
+      tx0=$(tx_bytes)
+      across "$RUN_QA" $COMMON --ddp_communication_dtype $wire --output_dir "$WORK/$wire" > "$WORK/$wire.log" 2>&1 ||
+        { tail -30 "$WORK/$wire.log"; exit 1; }
+      tx1=$(tx_bytes)
+      [ $first = 1 ] || echo "," >> "$WORK/out.json"
+      first=0
+      printf '{"rate": "%s", "wire": "%s", "loadavg": "%s", "tx_bytes": %d, "train": %s}' "$rate" "$wire" "$l" \
+        $((tx1 - tx0)) "$(cat "$WORK/$wire/train_results.json")" >> "$WORK/out.json"
+      echo "$rate $wire: $(( (tx1 - tx0) / STEPS )) bytes sent per step, load $l" >&2
+    done
+  done
+  echo "]}" >> "$WORK/out.json"
+  python3 -m json.tool "$WORK/out.json" > "$OUT_JSON"
+  exit 0
+fi
 
 echo "{" > "$WORK/out.json"
 printf '"machine": "%s, %s cores",\n' "$(lscpu | sed -n 's/^Model name: *//p')" "$(nproc)" >> "$WORK/out.json"
