@@ -28,3 +28,10 @@ while read -r name; do
   mv out.svg "$images/$name.svg"
   echo "$images/$name.svg"
 done < names
+# The scaling model's prediction: a table benchmarks/scaling_model.py writes as gnuplot data, not a JSON of results.
+if [[ -f $results/scaling_table.dat ]]; then
+  cp "$results/scaling_table.dat" data/
+  gnuplot -e "datafile = 'data/scaling_table.dat'; outfile = 'out.svg'" scaling.gp
+  mv out.svg "$images/scaling.svg"
+  echo "$images/scaling.svg"
+fi

@@ -1,11 +1,9 @@
 # Figure: predicted scaling efficiency (one node's step / N nodes' step) of bert-base and bert-large, seq 384, batch
 # 12 per rank, 2 ranks per node, against nodes, for three link speeds, fp32 (solid) and bf16 (dashed) gradients on
-# the wire; Hugging Face's published DistilBERT point (4 nodes, 87 %) for reference. Drawn from
-# benchmarks/results/scaling_table.dat (benchmarks/scaling_model.py table ... --dat):
-#   gnuplot -e "datafile='benchmarks/results/scaling_table.dat'; outfile='docs/images/scaling.svg'" \
-#           benchmarks/plots/scaling.gp
+# the wire; Hugging Face's published DistilBERT point (4 nodes, 87 %) for reference. Drawn by
+# scripts/plot_benchmarks.sh from benchmarks/results/scaling_table.dat (benchmarks/scaling_model.py table ... --dat).
 width = 1000; height = 460
-load "benchmarks/plots/common.gp"
+load "common.gp"
 set multiplot layout 1, 2 title "Predicted scaling efficiency, cputrain data parallelism (benchmarks/scaling_model.py)\ncompute measured on AMD EPYC Zen 5 (2 cores), scaled to a 2 x 32-core node; see docs/scaling.md for every assumption" font "sans,12"
 set logscale x 2
 set xrange [3.4:75]
