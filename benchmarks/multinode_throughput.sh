@@ -2,7 +2,9 @@
 # run_qa's training speed across two simulated machines against one: two network namespaces joined by a veth pair,
 # each with its own host name (as tests/examples/multinode_test.sh builds them), one rank of 1 thread in each,
 # talking TCP over the pair; against 2 ranks on one host (shared memory) and one process of 2 threads. Same
-# model and data as benchmarks/distributed_throughput.sh (base-2, sequences of 384, global batch 4). Root only.
+# model and data as benchmarks/distributed_throughput.sh (base-2, sequences of 384, global batch 4). Each simulated
+# machine owns one of the 2 cores (taskset, mpiexec --bind-to none): Open MPI on each "host" would otherwise bind
+# its one rank to core 0, and the two ranks would share a core. Root only.
 #   benchmarks/multinode_throughput.sh [build dir] [rounds]
 set -euo pipefail
 BUILD=$(cd "${1:-build/release}" && pwd)
@@ -36,8 +38,8 @@ cat > "$WORK/agent" <<EOF
 #!/bin/sh
 # Open MPI's rsh agent: "agent HOST COMMAND..." enters the namespace of HOST under its own host name.
 host=\$1; shift
-case \$host in $NET.1) ns=$NS_A; name=bench-node1 ;; *) ns=$NS_B; name=bench-node2 ;; esac
-exec ip netns exec "\$ns" unshare --uts sh -c "hostname \$name; \$*"
+case \$host in $NET.1) ns=$NS_A; name=bench-node1; cpu=0 ;; *) ns=$NS_B; name=bench-node2; cpu=1 ;; esac
+exec ip netns exec "\$ns" unshare --uts taskset -c \$cpu sh -c "hostname \$name; \$*"
 EOF
 chmod +x "$WORK/agent"
 printf '%s slots=1\n%s slots=1\n' "$NET.1" "$NET.2" > "$WORK/hostfile"
@@ -58,8 +60,8 @@ for round in $(seq "$ROUNDS"); do
   row "$round" "1 process x 2 threads" -
   mpiexec "${OMPI[@]}" -n 2 "$RUN_QA" "${COMMON[@]}" --per_device_train_batch_size 2 --threads 1 > "$WORK/log" 2>&1
   row "$round" "2 ranks x 1 thread, one host (shared memory)"
-  ip netns exec "$NS_A" unshare --uts sh -c "hostname bench-node1; mpiexec ${OMPI[*]} --hostfile $WORK/hostfile \
-    --map-by ppr:1:node -n 2 --mca plm_rsh_agent $WORK/agent --mca oob_tcp_if_include $NET.0/24 \
+  ip netns exec "$NS_A" unshare --uts taskset -c 0 sh -c "hostname bench-node1; mpiexec ${OMPI[*]} \
+    --hostfile $WORK/hostfile --map-by ppr:1:node --bind-to none -n 2 --mca plm_rsh_agent $WORK/agent --mca oob_tcp_if_include $NET.0/24 \
     --mca btl_tcp_if_include $NET.0/24 --mca btl self,vader,tcp $RUN_QA ${COMMON[*]} \
     --per_device_train_batch_size 2 --threads 1" > "$WORK/log" 2>&1
   grep -q "^layout: 2 ranks on 2 hosts" "$WORK/log" || { head -20 "$WORK/log"; exit 1; }

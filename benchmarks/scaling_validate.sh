@@ -2,7 +2,9 @@
 # Measurements that check the scaling model (benchmarks/scaling_model.py, docs/scaling.md): two simulated machines
 # (network namespaces joined by a veth pair, as tests/examples/multinode_test.sh makes them), one rank of 1 thread
 # on each, the link shaped by `tc qdisc ... tbf` on both ends (netem's delay does not exist in this kernel, so
-# latency is whatever the veth has, measured). For each link setting, in this order, with /proc/loadavg beside each:
+# latency is whatever the veth has, measured). Each simulated machine owns one of the 2 cores (taskset; mpiexec
+# --bind-to none): left to itself, Open MPI on each "host" binds its single rank to core 0, the two ranks then share
+# one core and every message waits for the other rank's time slice (4 ms here). For each link setting, in this order, with /proc/loadavg beside each:
 #   - the link: cputrain-bench-allreduce across the pair (one MPI_Allreduce of 1 kB .. 32 MB), for alpha and beta;
 #   - compute: run_qa as one process of 1 thread with the per-rank shape; then two such processes at once, one per
 #     simulated machine, without MPI (the two ranks' compute as it shares these 2 cores); then the same pair while
@@ -61,16 +63,16 @@ for ns in $NS_A $NS_B; do ip -n "$ns" link set lo up; ip -n "$ns" link set "v$ns
 cat > "$WORK/agent" <<EOF
 #!/bin/sh
 host=\$1; shift
-case \$host in $NET.1) ns=$NS_A; name=scale-node1 ;; *) ns=$NS_B; name=scale-node2 ;; esac
-exec ip netns exec "\$ns" unshare --uts sh -c "hostname \$name; \$*"
+case \$host in $NET.1) ns=$NS_A; name=scale-node1; cpu=0 ;; *) ns=$NS_B; name=scale-node2; cpu=1 ;; esac
+exec ip netns exec "\$ns" unshare --uts taskset -c \$cpu sh -c "hostname \$name; \$*"
 EOF
 chmod +x "$WORK/agent"
 printf '%s slots=1\n%s slots=1\n' "$NET.1" "$NET.2" > "$WORK/hostfile"
 OMPI="--allow-run-as-root --oversubscribe --hostfile $WORK/hostfile --map-by ppr:1:node -n 2 \
   --mca plm_rsh_agent $WORK/agent --mca oob_tcp_if_include $NET.0/24 --mca btl_tcp_if_include $NET.0/24 \
-  --mca btl self,vader,tcp"
+  --mca btl self,vader,tcp --bind-to none"
 across() {  # across COMMAND...: one rank on each simulated machine
-  timeout -k 10 300 ip netns exec "$NS_A" unshare --uts sh -c "hostname scale-node1; exec mpiexec $OMPI $*"
+  timeout -k 10 300 ip netns exec "$NS_A" unshare --uts taskset -c 0 sh -c "hostname scale-node1; exec mpiexec $OMPI $*"
 }
 tx_bytes() { ip netns exec "$NS_A" cat "/sys/class/net/v$NS_A/statistics/tx_bytes"; }
 shape() {  # shape RATE|none: the same token bucket on both ends, so both directions are limited
@@ -94,9 +96,9 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 pair() {  # pair DIR: one single process in each namespace at once, no MPI between them
   local ns side pids=() rc=0
   for ns in $NS_A $NS_B; do
-    side=a
-    [ "$ns" = "$NS_B" ] && side=b
-    timeout 300 ip netns exec "$ns" "$RUN_QA" $COMMON --output_dir "$1/$side" > "$1.$side.log" 2>&1 &
+    side=a cpu=0
+    [ "$ns" = "$NS_B" ] && side=b cpu=1
+    timeout 300 ip netns exec "$ns" taskset -c $cpu "$RUN_QA" $COMMON --output_dir "$1/$side" > "$1.$side.log" 2>&1 &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
@@ -140,16 +142,16 @@ for rate in "${RATES[@]}"; do
   [ $first = 1 ] || echo "," >> "$WORK/out.json"
   first=0
   l_link=$(load)
-  across "$BUILD/benchmarks/cputrain-bench-allreduce" --sizes 0.001,0.1,1,8,32 --repeats 5 \
+  across "$BUILD/benchmarks/cputrain-bench-allreduce" --sizes 0.001,0.1,1,2,4,8,16,32 --repeats 9 \
     --json "$WORK/link.json" > "$WORK/link.log" 2>&1 || { cat "$WORK/link.log"; exit 1; }
   l_one=$(load)
-  timeout 300 "$RUN_QA" $COMMON --output_dir "$WORK/one" > "$WORK/one.log" 2>&1 || { tail "$WORK/one.log"; exit 1; }
+  timeout 300 taskset -c 0 "$RUN_QA" $COMMON --output_dir "$WORK/one" > "$WORK/one.log" 2>&1 || { tail "$WORK/one.log"; exit 1; }
   l_pair=$(load)
   pair "$WORK/pair"
   l_busy=$(load)
   # Started directly (not in a function's subshell), so that $! is the timeout process, which passes the TERM
   # below on to mpiexec (the namespace's sh execs it), which ends its ranks.
-  timeout -k 10 300 ip netns exec "$NS_A" unshare --uts sh -c "hostname scale-node1; exec mpiexec $OMPI \
+  timeout -k 10 300 ip netns exec "$NS_A" unshare --uts taskset -c 0 sh -c "hostname scale-node1; exec mpiexec $OMPI \
     $BUILD/benchmarks/cputrain-bench-allreduce --sizes 8 --repeats 1000" > /dev/null 2>&1 &
   loop=$!
   sleep 2
@@ -159,7 +161,7 @@ for rate in "${RATES[@]}"; do
   pair "$WORK/under" &
   computing=$!
   sleep 5  # past the pair's start-up (tokenizing), into its steps
-  across "$BUILD/benchmarks/cputrain-bench-allreduce" --sizes 8 --repeats 3 --json "$WORK/link_busy.json" \
+  across "$BUILD/benchmarks/cputrain-bench-allreduce" --sizes 8 --repeats 9 --json "$WORK/link_busy.json" \
     > "$WORK/link_busy.log" 2>&1 || { cat "$WORK/link_busy.log"; exit 1; }
   wait "$computing"
   l_two=$(load)
