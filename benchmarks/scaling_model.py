@@ -17,6 +17,7 @@ Standard library only, so the test needs nothing installed.
 """
 import json
 import math
+import os
 import subprocess
 import sys
 
@@ -413,6 +414,14 @@ def selftest(checker=None):
                                     [(20, 40), (0, 20)], 0, lambda b: 1.5, 0.2)
     check("step", step, 6.95)
     check("exposed", exposed, 2.2)
+
+    # The published check (docs/scaling.md): the recorded measurements, run through this model, must still be
+    # predicted within 15 % at every link setting; a change to the model that breaks that fails here.
+    recorded = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "scaling_validation.json")
+    rows = validate(recorded)
+    check("recorded settings", [r["rate"] for r in rows], ["none", "10gbit", "5gbit", "1gbit"])
+    for r in rows:
+        check("recorded %s within 15 %% (%+.1f %%)" % (r["rate"], 100 * r["error"]), abs(r["error"]) < 0.15, True)
 
     if checker:
         # The reducer's own buckets (gradient_reducer.hpp via tests/distributed's printer) for the same shapes.
