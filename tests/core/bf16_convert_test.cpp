@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "cputrain/core/bf16_convert.hpp"
+#include "support/sanitizers.hpp"
 
 #include <oneapi/tbb/task_arena.h>
 
@@ -30,13 +31,6 @@
 #define CPUTRAIN_TEST_HAVE_MMAN 1
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
-#define CPUTRAIN_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CPUTRAIN_TEST_ASAN 1
-#endif
-#endif
 
 namespace {
 
@@ -295,7 +289,7 @@ TEST_CASE("to_bf16 rounds the hand-checked edge values as the contract says, on 
 TEST_CASE("to_bf16 equals the scalar rounding on every one of the 2^32 float bit patterns") {
   constexpr std::size_t chunk = std::size_t{1} << 20;  // above the threading threshold
   constexpr std::uint64_t chunks = (std::uint64_t{1} << 32) / chunk;
-#if defined(CPUTRAIN_TEST_ASAN)
+#if CPUTRAIN_TEST_ASAN
   // Under ASan+UBSan the exhaustive sweep took 30-50 s per build (5 builds); every 7th chunk (~5 s) still
   // covers every sign and exponent with many mantissas, and the release build stays exhaustive.
   constexpr std::uint64_t chunk_step = 7;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/checks.hpp"
+#include "support/sanitizers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -34,16 +35,7 @@ using cputrain::nn::dropout_site;
 // an alignment the test chooses, and a result that depends on where its scratch lives differs every time, not only
 // when malloc happens to place a buffer unluckily. (new[], nothrow and sized forms forward to these two.) Not under
 // AddressSanitizer, whose runtime hands out some blocks from its own operator new: there the allocator decides.
-#if defined(__SANITIZE_ADDRESS__)
-#define CPUTRAIN_TEST_REPLACES_NEW 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CPUTRAIN_TEST_REPLACES_NEW 0
-#endif
-#endif
-#ifndef CPUTRAIN_TEST_REPLACES_NEW
-#define CPUTRAIN_TEST_REPLACES_NEW 1
-#endif
+#define CPUTRAIN_TEST_REPLACES_NEW (!CPUTRAIN_TEST_ASAN)
 
 using cputrain::test::relative_error;
 
