@@ -61,9 +61,9 @@ for round in $(seq "$ROUNDS"); do
   mpiexec "${OMPI[@]}" -n 2 "$RUN_QA" "${COMMON[@]}" --per_device_train_batch_size 2 --threads 1 > "$WORK/log" 2>&1
   row "$round" "2 ranks x 1 thread, one host (shared memory)"
   ip netns exec "$NS_A" unshare --uts taskset -c 0 sh -c "hostname bench-node1; mpiexec ${OMPI[*]} \
-    --hostfile $WORK/hostfile --map-by ppr:1:node --bind-to none -n 2 --mca plm_rsh_agent $WORK/agent --mca oob_tcp_if_include $NET.0/24 \
-    --mca btl_tcp_if_include $NET.0/24 --mca btl self,vader,tcp $RUN_QA ${COMMON[*]} \
-    --per_device_train_batch_size 2 --threads 1" > "$WORK/log" 2>&1
+    --hostfile $WORK/hostfile --map-by ppr:1:node --bind-to none -n 2 --mca plm_rsh_agent $WORK/agent \
+    --mca oob_tcp_if_include $NET.0/24 --mca btl_tcp_if_include $NET.0/24 --mca btl self,vader,tcp \
+    $RUN_QA ${COMMON[*]} --per_device_train_batch_size 2 --threads 1" > "$WORK/log" 2>&1
   grep -q "^layout: 2 ranks on 2 hosts" "$WORK/log" || { head -20 "$WORK/log"; exit 1; }
   row "$round" "2 ranks x 1 thread, two hosts (TCP over veth)"
 done

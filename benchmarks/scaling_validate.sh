@@ -4,13 +4,14 @@
 # on each, the link shaped by `tc qdisc ... tbf` on both ends (netem's delay does not exist in this kernel, so
 # latency is whatever the veth has, measured). Each simulated machine owns one of the 2 cores (taskset; mpiexec
 # --bind-to none): left to itself, Open MPI on each "host" binds its single rank to core 0, the two ranks then share
-# one core and every message waits for the other rank's time slice (4 ms here). For each link setting, in this order, with /proc/loadavg beside each:
+# one core and every message waits for the other rank's time slice (4 ms here). For each link setting, in this
+# order, with /proc/loadavg beside each:
 #   - the link: cputrain-bench-allreduce across the pair (one MPI_Allreduce of 1 kB .. 32 MB), for alpha and beta;
 #   - compute: run_qa as one process of 1 thread with the per-rank shape; then two such processes at once, one per
-#     simulated machine, without MPI (the two ranks' compute as it shares these 2 cores); then the same pair while
+#     simulated machine and core, without MPI (the two ranks' compute); then the same pair while
 #     an all-reduce loops across the link (compute slowed by a busy communication thread), and the all-reduce once
-#     more while the pair computes (the collective slowed by the compute): this machine hosts both "nodes" on 2
-#     cores, so the model needs how compute and communication slow each other here;
+#     more while the pair computes (the collective slowed by the compute): each "node" has one core, which its
+#     compute and its communication thread share, so the model needs how the two slow each other here;
 #   - run_qa with 2 ranks across the pair (the measurement to predict), and the bytes the veth sent meanwhile;
 # and, once, cputrain-bench-scaling-inputs (per-layer backward timing and the reducer's buckets) for the same shape.
 # The model: a "mid" BERT (4 layers of BERT-base's shape, its 30,522-row word table), sequences of 64, batch 4 per
@@ -145,7 +146,8 @@ for rate in "${RATES[@]}"; do
   across "$BUILD/benchmarks/cputrain-bench-allreduce" --sizes 0.001,0.1,1,2,4,8,16,32 --repeats 9 \
     --json "$WORK/link.json" > "$WORK/link.log" 2>&1 || { cat "$WORK/link.log"; exit 1; }
   l_one=$(load)
-  timeout 300 taskset -c 0 "$RUN_QA" $COMMON --output_dir "$WORK/one" > "$WORK/one.log" 2>&1 || { tail "$WORK/one.log"; exit 1; }
+  timeout 300 taskset -c 0 "$RUN_QA" $COMMON --output_dir "$WORK/one" > "$WORK/one.log" 2>&1 ||
+    { tail "$WORK/one.log"; exit 1; }
   l_pair=$(load)
   pair "$WORK/pair"
   l_busy=$(load)
