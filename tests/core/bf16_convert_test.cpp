@@ -31,7 +31,6 @@
 #define CPUTRAIN_TEST_HAVE_MMAN 1
 #endif
 
-
 namespace {
 
 using cputrain::bf16;
