@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages cputrain needs, only those missing (idempotent), as root or through sudo.
-#   scripts/install-deps.sh            what building and running the library and its programs needs
-#   scripts/install-deps.sh --test     plus what the test suite needs (Catch2, Clang with its libFuzzer and
-#                                      sanitizer runtimes, Google Benchmark, ip and pgrep for the multi-node and
-#                                      fault tests, the allocators the image preloads, and the deployment checks'
-#                                      linters: yamllint, jsonschema, npm for the Dockerfile linter, gnuplot for
-#                                      the plots), MPICH for the tests under its launcher, and a deb-src entry
-#                                      for the suite, from which the build takes Boost.MPI's sources to compile
-#                                      it for MPICH (Debian's is built for Open MPI only)
+#   scripts/install-deps.sh            what building and running the library and its programs needs (the
+#                                      `user` preset: cmake --preset user, docs/build.md)
+#   scripts/install-deps.sh --test     plus what the test suite and benchmarks need (the other presets: Catch2,
+#                                      Clang with its libFuzzer and sanitizer runtimes, Google Benchmark, ip and
+#                                      pgrep for the multi-node and fault tests, the allocators the image
+#                                      preloads, and the deployment checks' linters: yamllint, jsonschema, npm for
+#                                      the Dockerfile linter, gnuplot for the plots), MPICH for the tests under
+#                                      its launcher, and a deb-src entry for the suite, from which the build
+#                                      takes Boost.MPI's sources to compile it for MPICH (Debian's is built for
+#                                      Open MPI only)
 set -euo pipefail
 
 packages=(
