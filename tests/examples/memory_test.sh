@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # run_qa's memory bill, on the demo data (self-contained: nothing downloaded).
-#   refuse: a config.json with num_hidden_layers 1000000000, and a batch flag of 100,000,000, are refused within a
-#     second beyond run_qa's own start-up with exit 2, naming config.json, the field or flag and both figures,
-#     before the output directory exists; sizes whose products no 64-bit count holds are refused by name (exit 1,
-#     a config.json value).
+#   refuse: a config.json with num_hidden_layers 1000000000, and a batch flag of 100,000,000, are refused within 3
+#     times run_qa's own start-up (--help, measured alongside) with exit 2, naming config.json, the field or flag
+#     and both figures, before the output directory exists; sizes whose products no 64-bit count holds are refused
+#     by name (exit 1, a config.json value).
 #   estimate: the "memory: about X at the peak" of run_qa's header is within 25% of the peak resident size the
 #     kernel measured for the process (getrusage of the child, not run_qa's own report), for a tiny model and a
 #     bert-base of two layers (fp32 and bf16, sequences of 384); and under ulimit -v, a run that cannot fit is
@@ -24,14 +24,18 @@ cd "$WORK" || fail "cannot enter $WORK"
 TRAIN=(--train_file "$WORK/demo/train.json" --do_train --max_seq_length 128 --doc_stride 32 --max_steps 2
        --version_2_with_negative --threads 2 --disable_tqdm)
 
-# What starting and ending run_qa costs by itself (MPI, the thread pools; much more under the sanitizers): the
-# refusals below must take less than a second beyond it.
+# What starting and ending run_qa costs by itself (MPI, the thread pools; much more under the sanitizers), measured
+# just before each refusal, under the same load: a refusal must take at most 3 times as long (measured here: the
+# same time, 0.33 s), a ratio a busy machine does not break as it would a fixed number of seconds.
 now() { date +%s.%N; }
-start=$(now)
-"$RUN_QA" --help > /dev/null || fail "run_qa --help failed"
-STARTUP=$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$start" "$(now)")
+startup() {
+  local start
+  start=$(now)
+  "$RUN_QA" --help > /dev/null || { echo "FAIL: run_qa --help failed" >&2; exit 1; }
+  python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$start" "$(now)"
+}
 
-# expect_refusal NAME STATUS OUTPUT_DIR PATTERN... -- ARGS: exit STATUS within a second beyond start-up, every
+# expect_refusal NAME STATUS OUTPUT_DIR PATTERN... -- ARGS: exit STATUS within 3 times run_qa's start-up, every
 # PATTERN in the message, no OUTPUT_DIR.
 expect_refusal() {
   local name=$1 expected=$2 out=$3
@@ -39,17 +43,18 @@ expect_refusal() {
   local patterns=()
   while [ "$1" != "--" ]; do patterns+=("$1"); shift; done
   shift
-  local start end status
+  local start end status STARTUP
+  STARTUP=$(startup) || exit 1
   start=$(now)
   "$RUN_QA" "$@" --output_dir "$out" > "$WORK/$name.out" 2> "$WORK/$name.err"
   status=$?
   end=$(now)
   [ $status -eq "$expected" ] || { cat "$WORK/$name.err"; fail "$name: exit $status, expected $expected"; }
-  python3 - "$start" "$end" "$STARTUP" "$name" <<'PY' || fail "$name: took more than a second beyond start-up"
+  python3 - "$start" "$end" "$STARTUP" "$name" <<'PY' || fail "$name: took more than 3 times run_qa's start-up"
 import sys
 start, end, startup, name = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-print(f"{name}: refused in {end - start:.2f} s ({startup:.2f} s of it to start and end run_qa)")
-sys.exit(0 if end - start - startup < 1.0 else 1)
+print(f"{name}: refused in {end - start:.2f} s (run_qa --help: {startup:.2f} s)")
+sys.exit(0 if end - start <= 3 * startup else 1)
 PY
   for p in "${patterns[@]}"; do
     grep -qF -- "$p" "$WORK/$name.err" || { cat "$WORK/$name.err"; fail "$name: the message does not say \"$p\""; }
