@@ -12,7 +12,9 @@
 # launcher (deploy/docker/launcher.sh) that runs the newest level the CPU supports.
 #
 # Needs what scripts/install-deps.sh installs. Uses $CPUTRAIN_BUILD_DIR (default /tmp/cputrain-image-build) for the
-# build trees and $CPUTRAIN_BUILD_JOBS (default: nproc) parallel jobs.
+# build trees and $CPUTRAIN_BUILD_JOBS (default: nproc) parallel jobs. With $CPUTRAIN_PREBUILT_DIR, a configured
+# build tree whose four programs are already built (the test suite's own, tests/deploy/docker), it compiles
+# nothing: the programs of that tree are installed as the one level given, which must be `native`.
 set -euo pipefail
 usage() { echo "usage: $0 <prefix> [x86-64-v2|x86-64-v3|x86-64-v4|x86-64-v4-bf16|native ...]" >&2; exit 2; }
 [[ $# -ge 1 && $1 != -* ]] || usage
@@ -41,8 +43,16 @@ configure() {  # <build dir> <arch flags>
 
 # The library (headers, CMake package) and the programs whose speed does not matter, built once for the first level.
 first="$work/${levels[0]}"
-configure "$first" "$(arch_flags "${levels[0]}")"
-cmake --build "$first" -j "$jobs" --target cputrain-make-demo-data cputrain-tokenize
+if [[ -n ${CPUTRAIN_PREBUILT_DIR:-} ]]; then
+  [[ ${levels[*]} == native ]] || { echo "build.sh: CPUTRAIN_PREBUILT_DIR needs the one level native" >&2; exit 2; }
+  first=$CPUTRAIN_PREBUILT_DIR
+  for program in run_qa cputrain-machine cputrain-make-demo-data cputrain-tokenize; do
+    [[ -x $first/examples/$program ]] || { echo "build.sh: $first/examples/$program is not built" >&2; exit 1; }
+  done
+else
+  configure "$first" "$(arch_flags "${levels[0]}")"
+  cmake --build "$first" -j "$jobs" --target cputrain-make-demo-data cputrain-tokenize
+fi
 cmake --install "$first" --prefix "$prefix" >/dev/null
 install -D -m 755 "$first/examples/cputrain-make-demo-data" "$prefix/bin/cputrain-make-demo-data"
 install -D -m 755 "$first/examples/cputrain-tokenize" "$prefix/bin/cputrain-tokenize"
@@ -50,8 +60,9 @@ install -D -m 755 "$first/examples/cputrain-tokenize" "$prefix/bin/cputrain-toke
 # The programs that train and measure, once per level; bin/ gets the launcher under their names.
 for level in "${levels[@]}"; do
   dir="$work/$level"
+  [[ -n ${CPUTRAIN_PREBUILT_DIR:-} ]] && dir=$first
   [[ $dir == "$first" ]] || configure "$dir" "$(arch_flags "$level")"
-  cmake --build "$dir" -j "$jobs" --target run_qa cputrain-machine
+  [[ -n ${CPUTRAIN_PREBUILT_DIR:-} ]] || cmake --build "$dir" -j "$jobs" --target run_qa cputrain-machine
   for program in run_qa cputrain-machine; do
     install -D -m 755 "$dir/examples/$program" "$prefix/libexec/cputrain/$level/$program"
   done

@@ -18,6 +18,9 @@
 #include "cputrain/cli/args_file.hpp"
 #include "cputrain/cli/args_json.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace args_file_test {
+
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using cputrain::usage_error;
@@ -87,3 +90,5 @@ TEST_CASE("training_args: JSON nested a million levels deep is refused naming th
   CHECK_THROWS_MATCHES(from_json(nlohmann::ordered_json::parse(R"({"seed": [[1]]})")), usage_error,
                        says("\"seed\" is [[1]], but must be an integer"));
 }
+
+}  // namespace args_file_test

@@ -18,6 +18,9 @@
 #include "cputrain/cli/args_json.hpp"
 #include "cputrain/cli/args_fields.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace args_json_test {
+
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using cputrain::usage_error;
@@ -59,3 +62,5 @@ TEST_CASE("training_args: to_json writes every field and from_json reads them ba
   training_args noisy = parse(ws.guide() + std::vector<std::string>{"--use_ipex"});
   CHECK(to_json(noisy) == to_json(parse(ws.guide())));
 }
+
+}  // namespace args_json_test

@@ -20,6 +20,9 @@
 #include "cputrain/cli/trainer_options.hpp"
 #include "cputrain/optim/lr_schedule.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace parse_args_test {
+
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using cputrain::usage_error;
@@ -316,3 +319,5 @@ TEST_CASE("training_args: a single args.json argument equals the same flags", "[
   CHECK_THAT(compat.notices[0], Contains("--use_ipex"));
   CHECK_THAT(compat.notices[1], Contains("--report_to tensorboard"));
 }
+
+}  // namespace parse_args_test

@@ -8,6 +8,9 @@
 #include "cputrain/cli/args_json.hpp"
 #include "cputrain/cli/trainer_options.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace trainer_options_test {
+
 using cputrain::cli::training_args;
 
 TEST_CASE("trainer_options: the loop's values and the whole arguments reach the trainer", "[cli]") {
@@ -61,3 +64,5 @@ TEST_CASE("trainer_options: the model and output directory flags", "[cli]") {
   CHECK(dir.do_train);
   CHECK(dir.overwrite_output_dir);
 }
+
+}  // namespace trainer_options_test

@@ -17,6 +17,9 @@
 
 #include "cputrain/cli/validate_args.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace validate_args_test {
+
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using cputrain::usage_error;
@@ -171,3 +174,5 @@ TEST_CASE("training_args: validate_training checks the loop's values alone, for 
   refused([](auto& a) { a.learning_rate = -1e-3; }, "learning_rate");
   refused([](auto& a) { a.save_strategy = "sometimes"; }, "save_strategy");
 }
+
+}  // namespace validate_args_test

@@ -28,6 +28,9 @@
 #if __has_include(<sys/mman.h>) && __has_include(<unistd.h>)
 #include <sys/mman.h>
 #include <unistd.h>
+
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace bf16_convert_test {
 #define CPUTRAIN_TEST_HAVE_MMAN 1
 #endif
 
@@ -532,3 +535,5 @@ TEST_CASE("empty spans are a no-op, wherever they point") {
   CHECK(f[0] == 2.0f);
   CHECK(b[0].bits() == bf16_guard);
 }
+
+}  // namespace bf16_convert_test

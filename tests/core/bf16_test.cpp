@@ -15,6 +15,9 @@
 
 #include "cputrain/core/bf16.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace bf16_test {
+
 using cputrain::bf16;
 
 namespace {
@@ -201,3 +204,5 @@ TEST_CASE("Eigen::Map over a bf16 buffer copies, slices, transposes and casts") 
   CHECK(static_cast<float>(column(1)) == static_cast<float>(bf16(-0.0f)));
   CHECK(static_cast<float>(column(0)) == 3.5f);
 }
+
+}  // namespace bf16_test

@@ -7,6 +7,9 @@
 
 #include "cputrain/core/cpu_features.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace cpu_features_test {
+
 namespace {
 std::string proc_cpuinfo_flags() {
   std::ifstream in("/proc/cpuinfo");
@@ -57,3 +60,5 @@ TEST_CASE("missing_from lists exactly the features the other set lacks") {
   CHECK(have.missing_from(want).empty());
   CHECK(want.names() == std::vector<std::string>{"avx2", "fma", "avx512f"});
 }
+
+}  // namespace cpu_features_test

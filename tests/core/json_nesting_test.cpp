@@ -8,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace json_nesting_test {
+
 namespace {
 std::string nested(int levels) {
   const auto n = static_cast<std::size_t>(levels);
@@ -31,3 +34,5 @@ TEST_CASE("json_nesting_limit accepts json_max_nesting levels and stops at the n
   // A million levels: stopped at once, without recursing (a stack overflow would end the test process).
   CHECK_THROWS_AS(nlohmann::json::parse(nested(1000000), limit), too_deep);
 }
+
+}  // namespace json_nesting_test

@@ -14,6 +14,9 @@
 #include "support/checks.hpp"
 #include "support/conformance_data.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace qa_features_test {
+
 using namespace cputrain;
 using namespace cputrain::data;
 using cputrain::test::says;
@@ -132,11 +135,11 @@ TEST_CASE("batches pad to max_seq_length or to their longest feature") {
 }
 
 TEST_CASE("features equal Hugging Face's windows of the SQuAD sample and label the answers") {
-  const auto vocab = cputrain::test::conformance_file("bert-base-uncased/vocab.txt");
-  const auto sample = cputrain::test::conformance_file("squad/sample.json");
-  if (!vocab || !sample) return;
-  const text::bert_tokenizer tok(text::vocabulary::load(*vocab));
-  const auto data = read_squad(*sample);
+  const auto files = cputrain::test::conformance_files({"bert-base-uncased/vocab.txt", "squad/sample.json"});
+  if (!files) return;  // reported skipped, naming what is missing
+  const auto& [vocab, sample] = *files;
+  const text::bert_tokenizer tok(text::vocabulary::load(vocab));
+  const auto data = read_squad(sample);
 
   std::ifstream in(std::string(CPUTRAIN_DATA_TEST_DATA) + "/qa_windows_reference.jsonl");
   REQUIRE(in);
@@ -271,3 +274,5 @@ TEST_CASE("memory follows contexts questions and features, not questions times c
   CHECK(f.memory_bytes() < context_part + f.size() * sizeof(qa_feature) + 200 * 2 * 4 + 4096);
   CHECK(f.input_ids(1599).size() == 2 + 3 + (2000 - 7 * 251));  // question, [CLS] [SEP] [SEP], the last window
 }
+
+}  // namespace qa_features_test

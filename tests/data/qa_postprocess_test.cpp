@@ -9,6 +9,9 @@
 #include "support/checks.hpp"
 #include "support/temp_dir.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace qa_postprocess_test {
+
 using namespace cputrain;
 using namespace cputrain::data;
 using cputrain::test::says;
@@ -175,3 +178,5 @@ TEST_CASE("mismatched logits are refused") {
                                                   fixture::row, {}),
                        usage_error, says("expected 3 rows of 9 logits, got 5 start and 27 end logits"));
 }
+
+}  // namespace qa_postprocess_test

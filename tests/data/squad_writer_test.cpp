@@ -24,6 +24,9 @@
 #include "cputrain/data/squad_writer.hpp"
 #include "cputrain/io/io_error.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace squad_writer_test {
+
 using namespace cputrain;
 using namespace cputrain::data;
 using cputrain::test::says;
@@ -183,3 +186,5 @@ TEST_CASE("a bad output path is an io_error naming it, and an existing file is l
   write_squad_json(d, dir.path() / "old.json");
   check_equal(read_squad(dir.path() / "old.json"), d);
 }
+
+}  // namespace squad_writer_test

@@ -16,6 +16,9 @@
 
 #include "cputrain/io/bert_config_json.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace bert_config_json_test {
+
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using cputrain::usage_error;
@@ -289,3 +292,5 @@ TEST_CASE("a config.json nested a million levels deep is refused naming the file
   CHECK_THAT(read_error(dir, R"({"hidden_size": [[[[1]]]]})"),
              Contains("config.json") && Contains("\"hidden_size\" is [[[[1]]]], but must be an integer"));
 }
+
+}  // namespace bert_config_json_test

@@ -11,6 +11,9 @@
 #include "cputrain/io/model_weights.hpp"
 #include "cputrain/nn/bert_qa.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace model_weights_test {
+
 namespace ct = cputrain;
 namespace fs = std::filesystem;
 
@@ -171,3 +174,5 @@ TEST_CASE("weights of the wrong dtype or shape are refused naming the file and t
     }
   }
 }
+
+}  // namespace model_weights_test

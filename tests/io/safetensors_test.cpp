@@ -33,6 +33,9 @@
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/io/safetensors.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace safetensors_test {
+
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using cputrain::bf16;
@@ -732,3 +735,5 @@ TEST_CASE("dtypes cputrain does not compute with are refused by name, before any
                    Contains("\"bert.embeddings.word_embeddings.weight\"") && Contains("F32, BF16, F16 and I64"));
   }
 }
+
+}  // namespace safetensors_test

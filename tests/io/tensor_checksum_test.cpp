@@ -24,6 +24,9 @@
 #include "cputrain/io/safetensors.hpp"
 #include "cputrain/io/tensor_checksum.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace tensor_checksum_test {
+
 namespace fs = std::filesystem;
 namespace io = cputrain::io;
 using Catch::Matchers::Contains;
@@ -221,3 +224,5 @@ TEST_CASE("the writer keeps the checksum keys for itself") {
   CHECK_THROWS_AS(w.set_metadata("cputrain.xxh3_64.w", "0000000000000000"), cputrain::usage_error);
   CHECK_NOTHROW(w.set_metadata("cputrain.note", "free for users"));
 }
+
+}  // namespace tensor_checksum_test

@@ -12,6 +12,9 @@
 
 #include "cputrain/kernels/bias.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace bias_test {
+
 using cputrain::kernels::add_bias;
 using cputrain::kernels::bias_backward;
 
@@ -95,3 +98,5 @@ TEST_CASE("bias kernels with no rows do nothing") {
   add_bias(nullptr, bias.data(), 0, 2);
   CHECK(dbias == std::vector<float>{1.0f, 2.0f});
 }
+
+}  // namespace bias_test

@@ -18,6 +18,9 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/kernels/dropout.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace dropout_test {
+
 using cputrain::kernels::counter_random;
 using cputrain::kernels::dropout_add;
 using cputrain::kernels::dropout_apply;
@@ -285,3 +288,5 @@ TEST_CASE("dropout_add rounds the scaled value before adding: not one fused mult
   }
   CHECK(differs_from_fma > n / 4);  // a fused multiply-add would have left the product's rounding error
 }
+
+}  // namespace dropout_test

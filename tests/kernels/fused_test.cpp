@@ -22,6 +22,9 @@
 #include "cputrain/kernels/gelu.hpp"
 #include "cputrain/kernels/layer_norm.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace fused_test {
+
 using cputrain::bf16;
 namespace kn = cputrain::kernels;
 
@@ -221,3 +224,5 @@ TEST_CASE("fused passes refuse a dropout probability of 1 or a negative one") {
                   cputrain::usage_error);
   CHECK_THROWS_AS(kn::dropout_rows({-0.5f, 0, 0}, 8, z.data()), cputrain::usage_error);
 }
+
+}  // namespace fused_test

@@ -14,6 +14,9 @@
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/kernels/gelu.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace gelu_test {
+
 using cputrain::bf16;
 using cputrain::kernels::gelu_backward;
 using cputrain::kernels::gelu_backward_run;
@@ -204,3 +207,5 @@ TEST_CASE("gelu_backward_run widens bf16 in full blocks and in the tail alike") 
     REQUIRE(std::abs(from_bf16[i] - dy[i] * gelu_derivative(x[i])) < 1e-6 * std::max(1.0f, std::abs(dy[i])));
   }
 }
+
+}  // namespace gelu_test

@@ -20,6 +20,9 @@
 #include "cputrain/kernels/gemm_backend.hpp"
 #include "cputrain/core/cpu_features.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace gemm_test {
+
 using cputrain::bf16;
 using cputrain::kernels::gemm_backend_choice;
 using cputrain::kernels::gemm;
@@ -144,7 +147,12 @@ TEST_CASE("k == 0 or alpha == 0 scales C by beta, and empty products do nothing"
   std::vector<float> ones(6, 1.0f);
   gemm(transpose::no, transpose::no, 2, 3, 2, 0.0f, ones.data(), 2, ones.data(), 3, 0.0f, nan_c.data(), 3);
   CHECK(nan_c == std::vector<float>(6, 0.0f));
-  gemm(transpose::no, transpose::no, 0, 3, 2, 1.0f, ones.data(), 2, ones.data(), 3, 0.0f, nan_c.data(), 3);
+  // m == 0 or n == 0: an empty product, C is not touched (not even scaled by beta = 0).
+  std::vector<float> untouched(6, 7.0f);
+  gemm(transpose::no, transpose::no, 0, 3, 2, 1.0f, ones.data(), 2, ones.data(), 3, 0.0f, untouched.data(), 3);
+  CHECK(untouched == std::vector<float>(6, 7.0f));
+  gemm(transpose::no, transpose::no, 2, 0, 2, 1.0f, ones.data(), 2, ones.data(), 3, 0.0f, untouched.data(), 3);
+  CHECK(untouched == std::vector<float>(6, 7.0f));
 }
 
 template <class T>
@@ -289,3 +297,5 @@ TEST_CASE("signals that arrive while oneDNN multiplies leave the heap intact") {
   CHECK(std::memcmp(c.data(), first.data(), c.size() * sizeof(float)) == 0);
 }
 #endif
+
+}  // namespace gemm_test

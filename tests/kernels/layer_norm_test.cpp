@@ -19,6 +19,9 @@
 #include "cputrain/kernels/dropout.hpp"
 #include "cputrain/kernels/layer_norm.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace layer_norm_test {
+
 using cputrain::bf16;
 using cputrain::kernels::layer_norm_backward;
 using cputrain::kernels::layer_norm_forward;
@@ -423,3 +426,5 @@ TEST_CASE("layer_norm results do not depend on where a row sits in memory or on 
   CHECK(same_bits(m1, m2));
   CHECK(same_bits(r1, r2));
 }
+
+}  // namespace layer_norm_test

@@ -16,6 +16,9 @@
 
 #include "cputrain/kernels/row_blocks.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace row_blocks_test {
+
 using cputrain::kernels::for_row_blocks;
 using cputrain::kernels::reduce_columns;
 using cputrain::kernels::rows_per_block;
@@ -166,3 +169,5 @@ TEST_CASE("reduce_columns with no rows or no columns leaves out untouched") {
   CHECK(calls == 0);
   CHECK(out == std::vector<float>{1.5f, -2.0f});
 }
+
+}  // namespace row_blocks_test

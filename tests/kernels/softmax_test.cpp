@@ -14,6 +14,9 @@
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/kernels/softmax.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace softmax_test {
+
 using cputrain::bf16;
 using cputrain::kernels::attention_mask_min;
 using cputrain::kernels::attention_softmax_backward;
@@ -231,3 +234,5 @@ TEST_CASE("attention softmax is bit-identical in arenas of 1 and 2 threads") {
   CHECK(same_bits(p1, p2));
   CHECK(same_bits(d1, d2));
 }
+
+}  // namespace softmax_test

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -20,10 +21,15 @@
 
 #include "cputrain/machine/arenas.hpp"
 #include "cputrain/policy/alloc/numa_local.hpp"
+#include "support/skip.hpp"
+#include "support/two_simulated_nodes.hpp"
 
 #if CPUTRAIN_HAVE_HWLOC
 #include <hwloc.h>
 #endif
+
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace arenas_test {
 
 using cputrain::numa_arenas;
 using cputrain::numa_node;
@@ -47,12 +53,13 @@ std::vector<int> affinity_of_this_thread() {
 // The main thread's mask when the program started: a test that left it pinned must not make later tests skip.
 const std::vector<int> initial_affinity = affinity_of_this_thread();
 
-// The two CPUs the tests put on "node 0" and "node 1"; empty, saying the test is skipped, when the process has
-// fewer than two.
+// The two CPUs the tests put on "node 0" and "node 1"; empty, after reporting the test skipped
+// (support/skip.hpp), when the process has fewer than two.
 std::vector<int> two_cpus() {
   REQUIRE(affinity_of_this_thread() == initial_affinity);  // an earlier test left the main thread pinned
   if (initial_affinity.size() < 2) {
-    WARN("skipped: needs 2 CPUs");
+    cputrain::test::report_skipped("needs 2 CPUs; this process may use only CPU " +
+                                   std::to_string(initial_affinity.at(0)));
     return {};
   }
   return {initial_affinity[0], initial_affinity[1]};
@@ -61,6 +68,21 @@ std::vector<int> two_cpus() {
 topology two_nodes(const std::vector<int>& cpus) {
   return topology::from_nodes({{0, {cpus[0]}, 1, 0}, {1, {cpus[1]}, 1, 0}}, "test");
 }
+
+#if CPUTRAIN_HAVE_HWLOC
+// The NUMA nodes this process may place memory on: Mems_allowed_list of /proc/self/status, as the kernel has them.
+std::set<int> memory_nodes_allowed() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    const std::string key = "Mems_allowed_list:";
+    if (line.rfind(key, 0) != 0) continue;
+    const std::vector<int> nodes = cputrain::parse_cpulist(line.substr(key.size()), "Mems_allowed_list");
+    return {nodes.begin(), nodes.end()};
+  }
+  FAIL("no Mems_allowed_list in /proc/self/status");
+  return {};
+}
+#endif
 
 thread_plan plan_of(std::vector<int> threads) { return thread_plan{std::move(threads), "test", {}}; }
 
@@ -317,30 +339,35 @@ TEST_CASE("TBB workers are unpinned once they leave the arenas") {
   CHECK(seen.nodes == std::set<int>{-1});
 }
 
-// Run by tests/machine/CMakeLists.txt with HWLOC_SYNTHETIC="package:1 numa:2 core:1 pu:1" HWLOC_THISSYSTEM=1.
+// Run by tests/machine/CMakeLists.txt with HWLOC_SYNTHETIC="package:1 numa:2 core:1 pu:1" HWLOC_THISSYSTEM=1; the
+// two CPUs are the first two of this process's mask (support/two_simulated_nodes.hpp).
 TEST_CASE("arenas and numa_local on a machine hwloc simulates with two NUMA nodes", "[.hwloc-synthetic]") {
 #if CPUTRAIN_HAVE_HWLOC
-  if (affinity_of_this_thread() != std::vector<int>{0, 1}) {
-    WARN("skipped: needs CPUs 0 and 1 allowed");
-    return;
-  }
+  const cputrain::test::two_simulated_nodes machine;
+  const std::vector<int>& cpus = machine.cpus();
+  if (cpus.empty()) return;  // reported skipped
+  INFO("simulated CPUs " << cpus[0] << " and " << cpus[1]);
   const topology topo = topology::detect();
   REQUIRE(topo.nodes().size() == 2);
   numa_arenas arenas(topo, cputrain::plan_threads(topo));
   REQUIRE(arenas.size() == 2);
   observed seen[2];
   arenas.run_on_all([&](std::size_t a) { tbb::parallel_for(0, 200, [&](int) { seen[a].record(); }); });
-  CHECK(seen[0].cpus == std::set<int>{0});
+  CHECK(seen[0].cpus == std::set<int>{cpus[0]});
   CHECK(seen[0].nodes == std::set<int>{0});
-  CHECK(seen[1].cpus == std::set<int>{1});
+  CHECK(seen[1].cpus == std::set<int>{cpus[1]});
   CHECK(seen[1].nodes == std::set<int>{1});
 
   using cputrain::alloc::numa_local;
   using cputrain::alloc::placement;
   constexpr std::size_t mib = 1 << 20;
+  // Binding is real: memory can be bound to node 1 only where the kernel has a node 1 this process may use (a
+  // two-node machine); on a one-node machine it is left to first touch.
+  const bool kernel_has_node_1 = memory_nodes_allowed().count(1) != 0;
+  INFO("the kernel " << (kernel_has_node_1 ? "has" : "has no") << " NUMA node 1 for this process");
   placement how = placement::heap;
   void* on_1 = numa_local::allocate_bytes_on(mib, 1, &how);
-  CHECK(how == placement::first_touch);  // the kernel has no node 1: left to first touch
+  CHECK(how == (kernel_has_node_1 ? placement::bound : placement::first_touch));
   void* on_0 = numa_local::allocate_bytes_on(mib, 0, &how);
   CHECK(how == placement::bound);
 
@@ -359,7 +386,12 @@ TEST_CASE("arenas and numa_local on a machine hwloc simulates with two NUMA node
   CHECK(hwloc_bitmap_first(nodeset) == 0);
   CHECK(hwloc_bitmap_weight(nodeset) == 1);
   CHECK(policy_of(on_0) == HWLOC_MEMBIND_BIND);
-  CHECK(policy_of(on_1) != HWLOC_MEMBIND_BIND);
+  if (kernel_has_node_1) {
+    CHECK(policy_of(on_1) == HWLOC_MEMBIND_BIND);
+    CHECK(hwloc_bitmap_first(nodeset) == 1);
+  } else {
+    CHECK(policy_of(on_1) != HWLOC_MEMBIND_BIND);
+  }
   hwloc_bitmap_free(nodeset);
   hwloc_topology_destroy(hw);
   for (void* p : {on_0, on_1, from_arena_0}) {
@@ -367,6 +399,8 @@ TEST_CASE("arenas and numa_local on a machine hwloc simulates with two NUMA node
     numa_local::deallocate_bytes(p, mib);
   }
 #else
-  WARN("skipped: cputrain was built without hwloc");
+  CPUTRAIN_SKIP("cputrain was built without hwloc, which simulates the two NUMA nodes");
 #endif
 }
+
+}  // namespace arenas_test

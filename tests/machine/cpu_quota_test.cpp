@@ -1,11 +1,19 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cputrain/machine/cpu_quota.hpp"
 #include "support/temp_dir.hpp"
+
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace cpu_quota_test {
 
 namespace fs = std::filesystem;
 using cputrain::quota_cores;
@@ -16,6 +24,68 @@ namespace {
 void write(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
   std::ofstream(file) << text;
+}
+
+std::string text_of(const fs::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A CPU limit found on this process's cgroup path, and the file that sets it.
+struct limit {
+  double cpus;
+  std::string file;
+};
+
+// Every CPU limit set on this process's cgroup path, read here without the library, as the kernel documents the
+// files: cgroup v1's cpu controller (cpu.cfs_quota_us / cpu.cfs_period_us, -1 for none) where the process is in
+// one, else cgroup v2 (cpu.max, "max <period>" for none). The groups from the process's own up to the mount's
+// root; only the root where the process's own group is not visible (a container sees its group as the root).
+std::vector<limit> limits_of_this_process() {
+  const fs::path root = "/sys/fs/cgroup";
+  std::istringstream lines(text_of("/proc/self/cgroup"));
+  std::optional<std::pair<fs::path, std::string>> v1, v2;  // (mount, group)
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    REQUIRE(second != std::string::npos);
+    const std::string controllers = line.substr(first + 1, second - first - 1), group = line.substr(second + 1);
+    if (controllers.empty()) {
+      v2 = {root, group};
+    } else if (("," + controllers + ",").find(",cpu,") != std::string::npos) {
+      for (const char* mount : {"cpu", "cpu,cpuacct", "cpuacct,cpu"}) {
+        if (!v1 && fs::is_directory(root / mount)) v1 = {root / mount, group};
+      }
+    }
+  }
+  const auto read_limit = [&](const fs::path& dir) -> std::optional<limit> {
+    if (v1) {
+      std::istringstream quota(text_of(dir / "cpu.cfs_quota_us")), period(text_of(dir / "cpu.cfs_period_us"));
+      long long q = 0, p = 0;
+      if (!(quota >> q) || !(period >> p) || q <= 0 || p <= 0) return std::nullopt;
+      return limit{static_cast<double>(q) / static_cast<double>(p), (dir / "cpu.cfs_quota_us").string()};
+    }
+    std::istringstream max(text_of(dir / "cpu.max"));
+    std::string q;
+    long long p = 0;
+    if (!(max >> q >> p) || q == "max" || p <= 0) return std::nullopt;
+    return limit{std::stod(q) / static_cast<double>(p), (dir / "cpu.max").string()};
+  };
+  const auto hierarchy = v1 ? v1 : v2;
+  if (!hierarchy) return {};
+  const auto& [mount, group] = *hierarchy;
+  fs::path dir = mount;
+  for (const auto& part : fs::path(group).relative_path()) {
+    if (!part.empty() && part != "." && part != "..") dir /= part;
+  }
+  if (!fs::is_directory(dir)) dir = mount;
+  std::vector<limit> limits;
+  for (;; dir = dir.parent_path()) {
+    if (const auto l = read_limit(dir)) limits.push_back(*l);
+    if (dir == mount || dir == dir.parent_path()) break;
+  }
+  return limits;
 }
 
 }  // namespace
@@ -103,11 +173,28 @@ TEST_CASE("a fraction of a CPU keeps one more thread busy") {
 }
 
 TEST_CASE("this machine's limit, if any, is positive and names its file") {
+  // The answer is known here without the library, so both outcomes are checked: no limit where no group on the
+  // path sets one, else the smallest of them and its file.
+  const std::vector<limit> limits = limits_of_this_process();
   const auto quota = read_cpu_quota();
-  if (quota) {
-    CHECK(quota->cpus > 0);
-    CHECK(fs::exists(quota->source));
-  } else {
-    SUCCEED("no CPU limit on this machine's control group");
+  if (limits.empty()) {
+    INFO("no cpu.max or cpu.cfs_quota_us on this process's cgroup path sets a limit");
+    CHECK_FALSE(quota);
+    return;
   }
+  const limit smallest = *std::min_element(limits.begin(), limits.end(),
+                                           [](const limit& a, const limit& b) { return a.cpus < b.cpus; });
+  INFO("the smallest limit on this process's cgroup path: " << smallest.cpus << " CPUs in " << smallest.file);
+  REQUIRE(quota);
+  CHECK(quota->cpus > 0);
+  CHECK(quota->cpus == Approx(smallest.cpus));
+  CHECK(fs::exists(quota->source));
+  // The file that sets it (any of them, where two groups on the path set the same limit).
+  const bool named = std::any_of(limits.begin(), limits.end(), [&](const limit& l) {
+    return l.file == quota->source && l.cpus == Approx(smallest.cpus);
+  });
+  INFO("read_cpu_quota named " << quota->source);
+  CHECK(named);
 }
+
+}  // namespace cpu_quota_test

@@ -7,6 +7,9 @@
 #include "cputrain/machine/memory_allowance.hpp"
 #include "support/temp_dir.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace memory_allowance_test {
+
 namespace fs = std::filesystem;
 using cputrain::memory_allowance;
 using cputrain::memory_files;
@@ -117,3 +120,5 @@ TEST_CASE("shared_by splits what is available between the ranks of one host, and
   CHECK(a.shared_by(1).available == 12 * GiB);
   CHECK(memory_allowance{}.shared_by(4).available == memory_allowance::unlimited);
 }
+
+}  // namespace memory_allowance_test

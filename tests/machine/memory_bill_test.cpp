@@ -4,6 +4,9 @@
 
 #include "cputrain/machine/memory_bill.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace memory_bill_test {
+
 using cputrain::format_bytes;
 using cputrain::insufficient_memory;
 using cputrain::memory_allowance;
@@ -78,3 +81,5 @@ TEST_CASE("peak_bytes is what the process holds now plus the bill") {
   CHECK(bill.biggest()->what == "a");
   CHECK(memory_bill{}.biggest() == nullptr);
 }
+
+}  // namespace memory_bill_test

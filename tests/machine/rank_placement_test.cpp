@@ -9,6 +9,9 @@
 #include "cputrain/machine/rank_placement.hpp"
 #include "support/checks.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace rank_placement_test {
+
 using cputrain::numa_node;
 using cputrain::place_rank;
 using cputrain::rank_view;
@@ -149,3 +152,5 @@ TEST_CASE("a rank bound to one CPU on a host with more CPUs than ranks is warned
   CHECK_FALSE(cputrain::single_cpu_binding_warning(16, 32, 2));
   CHECK_FALSE(cputrain::single_cpu_binding_warning(1, 0, 2));
 }
+
+}  // namespace rank_placement_test

@@ -9,6 +9,9 @@
 
 #include "cputrain/machine/thread_plan.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace thread_plan_test {
+
 using cputrain::numa_node;
 using cputrain::plan_threads;
 using cputrain::thread_plan;
@@ -199,3 +202,5 @@ TEST_CASE("an explicit count beyond the CPU limit is kept, with a warning") {
   CHECK(omp.warnings.size() == 1);
   CHECK(plan(nodes_with_cores({32}), limited(4, 1, 4)).warnings.empty());
 }
+
+}  // namespace thread_plan_test

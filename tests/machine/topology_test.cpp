@@ -13,6 +13,11 @@
 #include <vector>
 
 #include "cputrain/machine/topology.hpp"
+#include "support/skip.hpp"
+#include "support/two_simulated_nodes.hpp"
+
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace topology_test {
 
 namespace fs = std::filesystem;
 using cputrain::numa_node;
@@ -269,8 +274,7 @@ TEST_CASE("process_allowed_cpus is the affinity mask") {
 TEST_CASE("detect agrees with /sys/devices/system/node and the affinity mask") {
   for (const char* simulation : {"HWLOC_XMLFILE", "HWLOC_SYNTHETIC", "HWLOC_FSROOT"}) {
     if (std::getenv(simulation) != nullptr) {
-      WARN("skipped: " << simulation << " is set, hwloc does not describe this machine");
-      return;
+      CPUTRAIN_SKIP(simulation << " is set, hwloc does not describe this machine");
     }
   }
   const std::vector<int> allowed = affinity_of_this_thread();
@@ -318,10 +322,7 @@ TEST_CASE("detect agrees with /sys/devices/system/node and the affinity mask") {
 
 TEST_CASE("detect sees only the CPUs of a thread pinned before it is called") {
   const std::vector<int> allowed = affinity_of_this_thread();
-  if (allowed.size() < 2) {
-    WARN("skipped: needs 2 CPUs");
-    return;
-  }
+  if (allowed.size() < 2) CPUTRAIN_SKIP("needs 2 CPUs; this process may use only CPU " << allowed.at(0));
   const int last = allowed.back();
   std::vector<numa_node> seen;
   std::thread pinned([&] {
@@ -360,28 +361,28 @@ TEST_CASE("detect refuses to go on when the machine hwloc was told to simulate c
 }
 #endif
 
-// Run by tests/machine/CMakeLists.txt with HWLOC_SYNTHETIC="package:1 numa:2 core:1 pu:1" HWLOC_THISSYSTEM=1.
+// Run by tests/machine/CMakeLists.txt with HWLOC_SYNTHETIC="package:1 numa:2 core:1 pu:1" HWLOC_THISSYSTEM=1; the
+// two CPUs are the first two of this process's mask (support/two_simulated_nodes.hpp).
 TEST_CASE("detect on a machine hwloc simulates with two NUMA nodes", "[.hwloc-synthetic]") {
 #if CPUTRAIN_HAVE_HWLOC
-  const char* synthetic = std::getenv("HWLOC_SYNTHETIC");
-  REQUIRE(synthetic != nullptr);
-  REQUIRE(std::string(synthetic) == "package:1 numa:2 core:1 pu:1");
-  const std::vector<int> allowed = affinity_of_this_thread();
-  if (allowed != std::vector<int>{0, 1}) {
-    WARN("skipped: needs CPUs 0 and 1 allowed");
-    return;
-  }
+  const cputrain::test::two_simulated_nodes machine;
+  const std::vector<int>& cpus = machine.cpus();
+  if (cpus.empty()) return;  // reported skipped
+  INFO("simulated CPUs " << cpus[0] << " and " << cpus[1] << ", this process may use "
+                         << cputrain::format_cpulist(affinity_of_this_thread()));
   const topology topo = topology::detect();
   CHECK(topo.source() == "hwloc");
   REQUIRE(topo.nodes().size() == 2);
   CHECK(topo.nodes()[0].os_index == 0);
-  CHECK(topo.nodes()[0].cpus == std::vector<int>{0});
+  CHECK(topo.nodes()[0].cpus == std::vector<int>{cpus[0]});
   CHECK(topo.nodes()[0].cores == 1);
   CHECK(topo.nodes()[1].os_index == 1);
-  CHECK(topo.nodes()[1].cpus == std::vector<int>{1});
+  CHECK(topo.nodes()[1].cpus == std::vector<int>{cpus[1]});
   CHECK(topo.nodes()[1].cores == 1);
   CHECK(topo.nodes()[0].memory_bytes > 0);
 #else
-  WARN("skipped: cputrain was built without hwloc");
+  CPUTRAIN_SKIP("cputrain was built without hwloc, which simulates the two NUMA nodes");
 #endif
 }
+
+}  // namespace topology_test

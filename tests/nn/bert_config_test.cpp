@@ -9,6 +9,9 @@
 
 #include "cputrain/nn/bert_config.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace bert_config_test {
+
 using Catch::Matchers::Contains;
 using cputrain::usage_error;
 using cputrain::nn::bert_config;
@@ -123,3 +126,5 @@ TEST_CASE("sizes whose parameter count no 64-bit size can hold are refused by na
   big_but_countable.num_hidden_layers = 1000000000;  // refused later, by the memory bill, not here
   CHECK_NOTHROW(big_but_countable.validate());
 }
+
+}  // namespace bert_config_test

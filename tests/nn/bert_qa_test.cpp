@@ -17,6 +17,9 @@
 #include "cputrain/optim/grad_clip.hpp"
 #include "cputrain/optim/lr_schedule.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace bert_qa_test {
+
 namespace ct = cputrain;
 using fp32_model = ct::nn::bert_qa<ct::policy<ct::precision::fp32>>;
 using bf16_model = ct::nn::bert_qa<ct::policy<ct::precision::bf16_mixed>>;
@@ -256,3 +259,5 @@ TEST_CASE("backward reports each block's gradients final as soon as they are: he
   CHECK(offsets == want);
   CHECK(std::equal(final_grads.begin(), final_grads.end(), model.grads().begin()));
 }
+
+}  // namespace bert_qa_test

@@ -14,6 +14,9 @@
 #include "cputrain/kernels/gemm_backend.hpp"
 #include "cputrain/nn/bert_qa.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace bert_qa_threads_test {
+
 namespace ct = cputrain;
 
 namespace {
@@ -78,3 +81,5 @@ TEST_CASE("a bf16 training step runs no thread beyond its arena's") {
 }
 
 TEST_CASE("an fp32 training step runs no thread beyond its arena's") { check_step_threads<ct::precision::fp32>(); }
+
+}  // namespace bert_qa_threads_test

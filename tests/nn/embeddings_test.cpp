@@ -17,6 +17,9 @@
 #include "cputrain/nn/embeddings.hpp"
 #include "cputrain/nn/parameters.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace embeddings_test {
+
 using cputrain::nn::embeddings;
 using cputrain::nn::parameter_table;
 
@@ -201,3 +204,5 @@ TEST_CASE("embeddings backward is bit-identical in arenas of 1 and 2 threads") {
   for (std::size_t j = 0; j < 256; ++j) norm += std::abs(one[f.emb.word + 3 * 256 + j]);
   CHECK(norm > 0);
 }
+
+}  // namespace embeddings_test

@@ -22,6 +22,9 @@
 #include "cputrain/nn/encoder_layer.hpp"
 #include "cputrain/nn/parameters.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace encoder_layer_test {
+
 using cputrain::bf16;
 using cputrain::nn::attention_shape;
 using cputrain::nn::encoder_layer;
@@ -470,3 +473,5 @@ TEST_CASE("encoder_layer's fused passes give the unfused composition's output an
   check_fused_equals_unfused<bf16>(0.0f);
   check_fused_equals_unfused<bf16>(0.1f);
 }
+
+}  // namespace encoder_layer_test

@@ -12,6 +12,9 @@
 #include "cputrain/nn/init.hpp"
 #include "cputrain/nn/parameters.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace init_test {
+
 using cputrain::nn::hf_initialize;
 using cputrain::nn::parameter_table;
 using cputrain::nn::standard_normal;
@@ -171,3 +174,5 @@ TEST_CASE("standard_normal is a pure, finite function of (seed, stream, index)")
   CHECK(std::abs(sq / n - 1) < 6 * std::sqrt(2.0 / n));
   CHECK(std::abs(fourth / n - 3) < 6 * std::sqrt(96.0 / n));  // kurtosis 3; Var(z^4) = 105 - 9
 }
+
+}  // namespace init_test

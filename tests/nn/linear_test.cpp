@@ -14,6 +14,9 @@
 #include "cputrain/nn/linear.hpp"
 #include "cputrain/nn/parameters.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace linear_test {
+
 using cputrain::bf16;
 using cputrain::nn::linear;
 using cputrain::nn::parameter_table;
@@ -180,3 +183,5 @@ TEST_CASE("linear backward: accumulate_dx adds dy W to dx, dx == nullptr skips i
     }
   }
 }
+
+}  // namespace linear_test

@@ -9,6 +9,9 @@
 #include "cputrain/nn/parameters.hpp"
 #include "cputrain/optim/param_ranges.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace parameters_test {
+
 using cputrain::usage_error;
 using cputrain::nn::hf_decays;
 using cputrain::nn::parameter_table;
@@ -103,3 +106,5 @@ TEST_CASE("parameter_table rejects duplicate names and non-positive dimensions, 
   // The rejected names are still free.
   CHECK(t.add("b.weight", {3, 1}) == 16);
 }
+
+}  // namespace parameters_test

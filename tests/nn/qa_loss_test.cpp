@@ -12,6 +12,9 @@
 
 #include "cputrain/nn/qa_loss.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace qa_loss_test {
+
 using cputrain::nn::qa_loss;
 
 namespace {
@@ -141,3 +144,5 @@ TEST_CASE("qa_loss is finite for large logits") {
   CHECK(loss == Approx((std::log1p(std::exp(-1.0)) + 1 + std::log1p(std::exp(-2.0)) + 2) / 2).epsilon(1e-6));
   for (float v : d) CHECK(std::isfinite(v));
 }
+
+}  // namespace qa_loss_test

@@ -26,6 +26,9 @@
 #include "cputrain/optim/adamw.hpp"
 #include "cputrain/optim/lr_schedule.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace adamw_test {
+
 using cputrain::usage_error;
 using cputrain::optim::adamw;
 using cputrain::optim::adamw_options;
@@ -506,3 +509,5 @@ TEST_CASE("adamw: size mismatches and a bad lr are usage errors", "[optim][adamw
                        says("adamw::load_state: exp_avg_sq has 7 elements"));
   CHECK(opt.step_count() == 0);  // failed calls change nothing
 }
+
+}  // namespace adamw_test

@@ -20,6 +20,9 @@
 
 #include "cputrain/optim/grad_clip.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace grad_clip_test {
+
 using cputrain::usage_error;
 using cputrain::optim::clip_grad_norm;
 using cputrain::optim::global_norm;
@@ -154,3 +157,5 @@ TEST_CASE("clip_grad_norm: max_norm must be positive", "[optim][grad_clip][error
                        says("max_norm = nan"));
   CHECK(bitwise_equal(g, ref_grads()));
 }
+
+}  // namespace grad_clip_test

@@ -16,6 +16,9 @@
 
 #include "cputrain/optim/lr_schedule.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace lr_schedule_test {
+
 using cputrain::usage_error;
 using cputrain::optim::lr_schedule;
 using cputrain::optim::parse_schedule;
@@ -194,3 +197,5 @@ TEST_CASE("lr_schedule: fields out of range are usage errors naming the field", 
   CHECK_THROWS_MATCHES((lr_schedule{static_cast<schedule_kind>(42), 1e-3, 0, 10}.lr(0)), usage_error,
                        says("kind 42 is not a schedule"));
 }
+
+}  // namespace lr_schedule_test

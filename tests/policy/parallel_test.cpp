@@ -8,6 +8,9 @@
 
 #include "cputrain/policy/parallel.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace parallel_test {
+
 namespace par = cputrain::parallel;
 
 namespace {
@@ -78,3 +81,5 @@ TEST_CASE("single's communicator sums, maximises and gathers over its one rank")
   CHECK(comm.gatherv(part, 0) == part);
   CHECK_THROWS_WITH(comm.gatherv(part, 1), Catch::Contains("gatherv: root 1"));
 }
+
+}  // namespace parallel_test

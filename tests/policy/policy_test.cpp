@@ -7,6 +7,9 @@
 
 #include "cputrain/policy/policy.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace policy_test {
+
 namespace ct = cputrain;
 
 TEMPLATE_TEST_CASE("every combination of the shipped policies is valid and allocates aligned buffers", "",
@@ -31,3 +34,5 @@ TEST_CASE("the defaults are fp32, one process, standard allocation") {
   STATIC_REQUIRE(std::is_same_v<P::parallel_policy, ct::parallel::single>);
   STATIC_REQUIRE(std::is_same_v<P::allocator_policy, ct::alloc::standard>);
 }
+
+}  // namespace policy_test

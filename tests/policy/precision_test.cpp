@@ -6,6 +6,9 @@
 
 #include "cputrain/policy/precision.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace precision_test {
+
 namespace p = cputrain::precision;
 
 namespace {
@@ -67,3 +70,5 @@ TEST_CASE("the precision concept refuses policies that break the mixed-precision
   STATIC_REQUIRE_FALSE(p::precision_policy<missing_compute_type>);
   STATIC_REQUIRE_FALSE(p::precision_policy<float>);
 }
+
+}  // namespace precision_test

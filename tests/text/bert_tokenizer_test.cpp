@@ -10,6 +10,9 @@
 #include "support/checks.hpp"
 #include "support/conformance_data.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace bert_tokenizer_test {
+
 using namespace cputrain::text;
 using cputrain::test::says;
 
@@ -125,7 +128,7 @@ TEST_CASE("encoding appends and an empty text gives no tokens") {
 
 TEST_CASE("ids and offsets equal Hugging Face's tokenizer on SQuAD text and nasty text") {
   const auto vocab = cputrain::test::conformance_file("bert-base-uncased/vocab.txt");
-  if (!vocab) return;
+  if (!vocab) return;  // reported skipped, naming what is missing
   const bert_tokenizer t(vocabulary::load(*vocab));
   std::ifstream in(std::string(CPUTRAIN_TEXT_TEST_DATA) + "/tokenizer_reference.jsonl");
   REQUIRE(in);
@@ -179,7 +182,7 @@ std::uint32_t fnv(const token_sequence& t) {
 
 TEST_CASE("every Unicode code point tokenizes as in Hugging Face's tokenizer") {
   const auto vocab = cputrain::test::conformance_file("bert-base-uncased/vocab.txt");
-  if (!vocab) return;
+  if (!vocab) return;  // reported skipped, naming what is missing
   const bert_tokenizer t(vocabulary::load(*vocab));
   std::ifstream in(std::string(CPUTRAIN_TEXT_TEST_DATA) + "/tokenizer_sweep.json");
   REQUIRE(in);
@@ -197,3 +200,5 @@ TEST_CASE("every Unicode code point tokenizes as in Hugging Face's tokenizer") {
   }
   CHECK(blocks == 272);
 }
+
+}  // namespace bert_tokenizer_test

@@ -2,6 +2,9 @@
 
 #include "cputrain/text/char_classes.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace char_classes_test {
+
 using namespace cputrain::text;
 
 // The answers below are Hugging Face's tokenizer's (scripts/make_tokenizer_reference.cjs): where they differ from
@@ -51,3 +54,5 @@ TEST_CASE("Chinese characters are the reference's CJK ranges, gap included") {
   CHECK_FALSE(is_bert_chinese_char(0x3042));   // Hiragana
   CHECK_FALSE(is_bert_chinese_char(0xAC00));   // Hangul
 }
+
+}  // namespace char_classes_test

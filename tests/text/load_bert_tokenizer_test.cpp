@@ -6,6 +6,9 @@
 #include "support/checks.hpp"
 #include "support/temp_dir.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace load_bert_tokenizer_test {
+
 using namespace cputrain::text;
 using cputrain::test::says;
 
@@ -65,3 +68,5 @@ TEST_CASE("a tokenizer_config.json nested a million levels deep is refused namin
   CHECK_THROWS_MATCHES(read_tokenizer_config(file), text_error,
                        says("\"do_lower_case\" must be true or false, not [[1]]"));
 }
+
+}  // namespace load_bert_tokenizer_test

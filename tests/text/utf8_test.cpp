@@ -4,6 +4,9 @@
 
 #include "cputrain/text/utf8.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace utf8_test {
+
 using namespace cputrain::text;
 
 TEST_CASE("decode_utf8 reads one to four byte sequences and rejects invalid ones") {
@@ -53,3 +56,5 @@ TEST_CASE("code point counts and byte positions agree with the encoding") {
   CHECK(byte_position(s, 5) == s.size());
   CHECK_THROWS_AS(byte_position(s, 6), text_error);
 }
+
+}  // namespace utf8_test

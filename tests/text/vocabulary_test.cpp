@@ -7,6 +7,9 @@
 #include "support/conformance_data.hpp"
 #include "support/temp_dir.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace vocabulary_test {
+
 using namespace cputrain::text;
 using cputrain::test::says;
 
@@ -63,7 +66,7 @@ TEST_CASE("a missing vocabulary file is named") {
 
 TEST_CASE("bert-base-uncased's vocab.txt has its documented ids") {
   const auto file = cputrain::test::conformance_file("bert-base-uncased/vocab.txt");
-  if (!file) return;
+  if (!file) return;  // reported skipped, naming what is missing
   const auto v = vocabulary::load(*file);
   CHECK(v.size() == 30522);
   CHECK(v.pad_id() == 0);
@@ -94,3 +97,5 @@ TEST_CASE("a special token listed twice takes its last line, as Hugging Face's l
   CHECK(v.cls_id() == 5);
   CHECK(v.token(1) == "[UNK]");  // the earlier line keeps its id for decoding
 }
+
+}  // namespace vocabulary_test

@@ -18,6 +18,9 @@
 #include "cputrain/train/qa_trainer.hpp"
 #include "support/tiny_qa_run.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace checkpoint_integrity_test {
+
 namespace ct = cputrain;
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -126,3 +129,5 @@ TEST_CASE(
                                Contains("no other checkpoint is intact") && Contains("checkpoint-4"));
   }
 }
+
+}  // namespace checkpoint_integrity_test

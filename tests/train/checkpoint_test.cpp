@@ -17,6 +17,9 @@
 #include "cputrain/train/trainer_state.hpp"
 #include "support/temp_dir.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace checkpoint_test {
+
 using namespace cputrain;
 using namespace cputrain::train;
 namespace fs = std::filesystem;
@@ -302,3 +305,5 @@ TEST_CASE("with the fallback forced, a re-save replaces the step whole and leave
   for (const auto& entry : fs::directory_iterator(out.path())) names.push_back(entry.path().filename().string());
   CHECK(names == std::vector<std::string>{"checkpoint-3"});
 }
+
+}  // namespace checkpoint_test

@@ -11,6 +11,9 @@
 #include "cputrain/train/model_files.hpp"
 #include "support/temp_dir.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace model_files_test {
+
 using namespace cputrain;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
@@ -52,3 +55,5 @@ TEST_CASE("a type_vocab_size below 2 is refused: a QA window is a sentence pair"
                                                       text::load_bert_tokenizer(files.tokenizer)),
                     Contains(files.config.string()) && Contains("type_vocab_size = 1") && Contains(">= 2"));
 }
+
+}  // namespace model_files_test

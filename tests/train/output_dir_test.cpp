@@ -11,6 +11,9 @@
 #include "cputrain/train/output_dir.hpp"
 #include "support/temp_dir.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace output_dir_test {
+
 using namespace cputrain;
 using namespace cputrain::train;
 using Catch::Matchers::Contains;
@@ -80,3 +83,5 @@ TEST_CASE("a directory holding only a killed first save starts afresh, and a use
   std::ofstream(out / "notes.txt") << "keep";
   CHECK_THROWS_WITH(prepare_output_dir(training_into(out)), Contains("already exists and is not empty"));
 }
+
+}  // namespace output_dir_test

@@ -15,6 +15,9 @@
 
 #include "support/tiny_qa_run.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace qa_trainer_test {
+
 namespace ct = cputrain;
 using model_type = ct::nn::bert_qa<ct::policy<ct::precision::fp32>>;
 
@@ -206,3 +209,5 @@ TEST_CASE("a batch that cannot fit is refused by train() naming the option, befo
   CHECK(copy_of(model.params()) == before);
   CHECK_FALSE(std::filesystem::exists(run.dir.path() / "out" / "checkpoint-2"));
 }
+
+}  // namespace qa_trainer_test

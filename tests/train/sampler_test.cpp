@@ -7,6 +7,9 @@
 #include "cputrain/train/sampler.hpp"
 #include "support/checks.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace sampler_test {
+
 using namespace cputrain::train;
 using cputrain::test::says;
 
@@ -150,3 +153,5 @@ TEST_CASE("group_by_length keeps the union of two processes' batches equal to on
   CHECK_THROWS_MATCHES(one.group_by_length(std::vector<std::uint32_t>(5, 1), 6), cputrain::usage_error,
                        says("5 lengths for 60 features"));
 }
+
+}  // namespace sampler_test

@@ -9,6 +9,9 @@
 
 #include "cputrain/train/termination.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace termination_test {
+
 using cputrain::train::termination_signal;
 
 namespace {
@@ -142,3 +145,5 @@ TEST_CASE("only SIGINTs count towards the third: SIGTERMs mixed in do not end th
   REQUIRE(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGINT);
 }
+
+}  // namespace termination_test

@@ -8,6 +8,9 @@
 #include "cputrain/nn/model_memory.hpp"
 #include "cputrain/train/training_memory.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace training_memory_test {
+
 namespace ct = cputrain;
 using Catch::Matchers::Contains;
 
@@ -48,3 +51,5 @@ TEST_CASE("the training bill is the model, AdamW and the larger batch that runs,
   const auto bf16 = ct::train::training_memory(c, options, 2, 128, false);
   CHECK(bf16.total() < training_only.total());
 }
+
+}  // namespace training_memory_test

@@ -7,6 +7,9 @@
 
 #include "cputrain/train/training_options.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace training_options_test {
+
 using Catch::Matchers::Contains;
 using cputrain::train::training_options;
 
@@ -50,3 +53,5 @@ TEST_CASE("training_options: training_args.json records the program's arguments,
   options.recorded_arguments = nlohmann::ordered_json{{"model_name_or_path", nullptr}, {"bf16", true}};
   CHECK(arguments_json(options) == *options.recorded_arguments);
 }
+
+}  // namespace training_options_test

@@ -29,6 +29,9 @@
 #include "demo/demo_model.hpp"
 #include "demo/demo_squad.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace demo_squad_test {
+
 using namespace cputrain;
 using namespace cputrain::data;
 using namespace cputrain::demo;
@@ -326,3 +329,5 @@ TEST_CASE("an unanswerable question asks for a relation its paragraph does not s
   }
   CHECK(checked > 200);
 }
+
+}  // namespace demo_squad_test

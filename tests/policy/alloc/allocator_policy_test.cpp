@@ -14,6 +14,9 @@
 #include "cputrain/policy/alloc/tbb_scalable.hpp"
 #include "support/sanitizers.hpp"
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace allocator_policy_test {
+
 namespace alloc = cputrain::alloc;
 
 namespace {
@@ -86,3 +89,5 @@ TEST_CASE("an allocation larger than memory is std::bad_alloc, not a crash") {
 #endif
   CHECK_THROWS_AS(alloc::tbb_scalable::allocate_bytes(std::size_t{1} << 60), std::bad_alloc);
 }
+
+}  // namespace allocator_policy_test

@@ -17,6 +17,9 @@
 #include <hwloc.h>
 #endif
 
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace numa_local_test {
+
 using cputrain::alloc::numa_local;
 using cputrain::alloc::placement;
 
@@ -149,3 +152,5 @@ TEST_CASE("numa_local works inside standard containers") {
   float_vector copy = weights;
   CHECK(copy == weights);
 }
+
+}  // namespace numa_local_test
