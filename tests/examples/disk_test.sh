@@ -12,22 +12,8 @@ set -u
 RUN_QA=$(realpath "$1")  # the failing runs start in a directory of their own, to catch core files
 DATA=${2:-}
 CASE=$3
-SAMPLE=$DATA/squad/sample.json
-VOCAB=$DATA/bert-base-uncased/vocab.txt
-if [ -z "$DATA" ] || [ ! -f "$SAMPLE" ] || [ ! -f "$VOCAB" ]; then
-  if [ -z "$DATA" ]; then
-    why="CPUTRAIN_TEST_DATA_DIR was empty when this build was configured (it names the folder holding squad/sample.json and bert-base-uncased/vocab.txt)"
-  else
-    why="$(for f in "$SAMPLE" "$VOCAB"; do [ -f "$f" ] || printf '%s ' "$f"; done)missing (CPUTRAIN_TEST_DATA_DIR)"
-  fi
-  # CI (scripts/test.sh sets CPUTRAIN_TEST_DATA_REQUIRED=1 there) must not pass without the data.
-  if [ "${CPUTRAIN_TEST_DATA_REQUIRED:-}" = 1 ]; then
-    echo "FAIL: no conformance data, and CPUTRAIN_TEST_DATA_REQUIRED=1: $why"
-    exit 1
-  fi
-  echo "skipped: no conformance data: $why"
-  exit 77
-fi
+# shellcheck source=tests/examples/conformance_data.sh
+. "$(dirname "$0")/conformance_data.sh"
 case $CASE in
   full-disk|read-only)
     if [ -z "${CPUTRAIN_DISK_TEST_NAMESPACE:-}" ]; then

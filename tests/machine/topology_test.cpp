@@ -78,16 +78,6 @@ void write_two_node_tree(const fs::path& sys) {
   }
 }
 
-std::vector<int> affinity_of_this_thread() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
-}
 
 std::string read_file(const fs::path& file) {
   std::ifstream in(file);
@@ -268,7 +258,7 @@ TEST_CASE("from_nodes validates what it is given") {
 }
 
 TEST_CASE("process_allowed_cpus is the affinity mask") {
-  CHECK(cputrain::process_allowed_cpus() == affinity_of_this_thread());
+  CHECK(cputrain::process_allowed_cpus() == cputrain::test::affinity_mask());
 }
 
 TEST_CASE("detect agrees with /sys/devices/system/node and the affinity mask") {
@@ -277,7 +267,7 @@ TEST_CASE("detect agrees with /sys/devices/system/node and the affinity mask") {
       CPUTRAIN_SKIP(simulation << " is set, hwloc does not describe this machine");
     }
   }
-  const std::vector<int> allowed = affinity_of_this_thread();
+  const std::vector<int> allowed = cputrain::test::affinity_mask();
   const std::set<int> allowed_set(allowed.begin(), allowed.end());
   const topology topo = topology::detect();
 #if CPUTRAIN_HAVE_HWLOC
@@ -321,7 +311,7 @@ TEST_CASE("detect agrees with /sys/devices/system/node and the affinity mask") {
 }
 
 TEST_CASE("detect sees only the CPUs of a thread pinned before it is called") {
-  const std::vector<int> allowed = affinity_of_this_thread();
+  const std::vector<int> allowed = cputrain::test::affinity_mask();
   if (allowed.size() < 2) CPUTRAIN_SKIP("needs 2 CPUs; this process may use only CPU " << allowed.at(0));
   const int last = allowed.back();
   std::vector<numa_node> seen;
@@ -369,7 +359,7 @@ TEST_CASE("detect on a machine hwloc simulates with two NUMA nodes", "[.hwloc-sy
   const std::vector<int>& cpus = machine.cpus();
   if (cpus.empty()) return;  // reported skipped
   INFO("simulated CPUs " << cpus[0] << " and " << cpus[1] << ", this process may use "
-                         << cputrain::format_cpulist(affinity_of_this_thread()));
+                         << cputrain::format_cpulist(cputrain::test::affinity_mask()));
   const topology topo = topology::detect();
   CHECK(topo.source() == "hwloc");
   REQUIRE(topo.nodes().size() == 2);
