@@ -339,6 +339,58 @@ TEST_CASE("TBB workers are unpinned once they leave the arenas") {
   CHECK(seen.nodes == std::set<int>{-1});
 }
 
+// The protocol numa_arenas' destructor relies on, step by step: close() waits for the thread inside to leave (and
+// be restored), and a thread entering after close() began is not pinned, since no exit would restore it.
+TEST_CASE("a closing pinning observer waits for the thread inside and pins none that enter later") {
+  const std::vector<int> cpus = two_cpus();
+  if (cpus.empty()) return;
+  tbb::task_arena arena(1, 0);
+  arena.initialize();
+  cputrain::detail::node_pinning_observer observer(arena, numa_node{1, {cpus[1]}, 1, 0});
+
+  std::atomic<bool> entered{false};
+  std::atomic<bool> release{false};
+  std::vector<int> mask_inside;
+  std::vector<int> mask_after;
+  int node_inside = -2;
+  std::thread inside([&] {
+    arena.execute([&] {
+      mask_inside = affinity_of_this_thread();
+      node_inside = this_thread_numa_node();
+      entered = true;
+      wait_until([&] { return release.load(); });
+    });
+    mask_after = affinity_of_this_thread();
+  });
+  REQUIRE(wait_until([&] { return entered.load(); }));
+  CHECK(observer.inside() == 1);
+  std::atomic<bool> closed{false};
+  std::thread closer([&] { closed = observer.close(std::chrono::steady_clock::now() + std::chrono::seconds(20)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_FALSE(closed.load());  // still waiting for the thread inside
+  release = true;
+  closer.join();
+  inside.join();
+  CHECK(closed.load());
+  CHECK(mask_inside == std::vector<int>{cpus[1]});
+  CHECK(node_inside == 1);
+  CHECK(mask_after == initial_affinity);
+
+  std::vector<int> mask_late;
+  int node_late = -2;
+  std::thread late([&] {
+    arena.execute([&] {
+      mask_late = affinity_of_this_thread();
+      node_late = this_thread_numa_node();
+    });
+  });
+  late.join();
+  CHECK(mask_late == initial_affinity);
+  CHECK(node_late == -1);
+  CHECK(observer.inside() == 0);
+  CHECK(observer.failures() == 0);
+}
+
 // Run by tests/machine/CMakeLists.txt with HWLOC_SYNTHETIC="package:1 numa:2 core:1 pu:1" HWLOC_THISSYSTEM=1; the
 // two CPUs are the first two of this process's mask (support/two_simulated_nodes.hpp).
 TEST_CASE("arenas and numa_local on a machine hwloc simulates with two NUMA nodes", "[.hwloc-synthetic]") {

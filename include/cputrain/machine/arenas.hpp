@@ -45,40 +45,68 @@ class node_pinning_observer final : public tbb::task_scheduler_observer {
   node_pinning_observer& operator=(const node_pinning_observer&) = delete;
 
   void on_scheduler_entry(bool /*is_worker*/) noexcept override {
-    inside_.fetch_add(1, std::memory_order_relaxed);
+    // Counted and closing are one word, so a thread either enters before close() (and close() waits for it to
+    // leave) or sees the arena closing and stays as it is: never pinned with its exit no longer observed.
+    unsigned state = state_.load(std::memory_order_relaxed);
+    do {
+      if ((state & closing_bit) != 0) return;
+    } while (!state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel, std::memory_order_relaxed));
+    try {
+      thread_binding_stack.push_back({{}, thread_numa_node, this});
+    } catch (...) {  // std::bad_alloc: nothing pushed, so the thread stays as it was and on_scheduler_exit skips it
+      failures_.fetch_add(1, std::memory_order_relaxed);
+      state_.fetch_sub(1, std::memory_order_release);
+      return;
+    }
+    saved_thread_binding& saved = thread_binding_stack.back();
     try {
       std::vector<int> previous;
-      const bool pinned = topo::read_thread_affinity(previous) == 0 && topo::pin_this_thread(cpus_) == 0;
-      if (!pinned) failures_.fetch_add(1, std::memory_order_relaxed);
-      thread_binding_stack.push_back({pinned ? std::move(previous) : std::vector<int>{}, thread_numa_node, this});
-    } catch (...) {  // std::bad_alloc: nothing was pushed, so on_scheduler_exit must not pop
+      if (topo::read_thread_affinity(previous) == 0 && topo::pin_this_thread(cpus_) == 0) {
+        saved.cpus = std::move(previous);
+      } else {
+        failures_.fetch_add(1, std::memory_order_relaxed);
+      }
+    } catch (...) {  // std::bad_alloc reading the mask: not pinned, nothing to restore
       failures_.fetch_add(1, std::memory_order_relaxed);
     }
     thread_numa_node = node_;
   }
 
   void on_scheduler_exit(bool /*is_worker*/) noexcept override {
-    if (!thread_binding_stack.empty() && thread_binding_stack.back().owner == this) {
-      saved_thread_binding& saved = thread_binding_stack.back();
-      if (!saved.cpus.empty() && topo::pin_this_thread(saved.cpus) != 0) {
-        failures_.fetch_add(1, std::memory_order_relaxed);
-      }
-      thread_numa_node = saved.numa_node;
-      thread_binding_stack.pop_back();
-    } else {
-      thread_numa_node = -1;
+    // Not ours on top: the entry was skipped (closing, or no memory for the record), so there is nothing to undo.
+    if (thread_binding_stack.empty() || thread_binding_stack.back().owner != this) return;
+    saved_thread_binding& saved = thread_binding_stack.back();
+    if (!saved.cpus.empty() && topo::pin_this_thread(saved.cpus) != 0) {
+      failures_.fetch_add(1, std::memory_order_relaxed);
     }
-    inside_.fetch_sub(1, std::memory_order_release);
+    thread_numa_node = saved.numa_node;
+    thread_binding_stack.pop_back();
+    state_.fetch_sub(1, std::memory_order_release);
+  }
+
+  /// Lets no more threads in to be pinned and waits, until `deadline`, for those inside to leave (and be
+  /// restored). TBB stops calling an observer it no longer observes, also for threads it has seen enter, so
+  /// observe(false) before they left would leave them pinned. Returns whether all left.
+  bool close(std::chrono::steady_clock::time_point deadline) noexcept {
+    state_.fetch_or(closing_bit, std::memory_order_acq_rel);
+    while (inside() > 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return inside() == 0;
   }
 
   /// Threads now between entry and exit.
-  int inside() const noexcept { return inside_.load(std::memory_order_acquire); }
+  int inside() const noexcept {
+    return static_cast<int>(state_.load(std::memory_order_acquire) & ~closing_bit);
+  }
   std::size_t failures() const noexcept { return failures_.load(std::memory_order_relaxed); }
 
  private:
+  static constexpr unsigned closing_bit = 1U << 31;
+
   std::vector<int> cpus_;
   int node_;
-  std::atomic<int> inside_{0};
+  std::atomic<unsigned> state_{0};  // threads inside, plus closing_bit once close() began
   std::atomic<std::size_t> failures_{0};
 };
 
@@ -150,11 +178,9 @@ class numa_arenas {
 
   /// Waits (briefly) for the workers to leave each arena before removing its observer, so none stays pinned.
   ~numa_arenas() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    for (slot& s : slots_) s.observer->close(deadline);
     for (slot& s : slots_) {
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-      while (s.observer->inside() > 0 && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-      }
       s.observer.reset();
       s.arena.reset();
     }
