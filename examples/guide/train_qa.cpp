@@ -6,19 +6,19 @@
 //   train_qa DATA_DIR OUTPUT_DIR [STEPS]
 //
 // Exit status: 0; 2 for a usage error; 1 for anything else, with the message.
-#include <cputrain/cputrain.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <string>
 
+#include "guide_policy.hpp"  // includes <cputrain/cputrain.hpp>
+
 namespace ct = cputrain;
 namespace fs = std::filesystem;
 
-// Precision, parallelism and allocator, chosen at compile time. fp32 instead: ct::precision::fp32.
-using policy = ct::policy<ct::precision::bf16_mixed, ct::parallel::single, ct::alloc::numa_local>;
+// Precision, parallelism and allocator, chosen at compile time (guide_policy.hpp).
+using guide::policy;
 
 int main(int argc, char** argv) {
   try {

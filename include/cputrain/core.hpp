@@ -2,8 +2,9 @@
 // features, JSON nesting limits.
 #pragma once
 
-#include "cputrain/core/bf16.hpp"          // IWYU pragma: export
-#include "cputrain/core/bf16_convert.hpp"  // IWYU pragma: export
-#include "cputrain/core/cpu_features.hpp"  // IWYU pragma: export
-#include "cputrain/core/error.hpp"         // IWYU pragma: export
-#include "cputrain/core/json_nesting.hpp"  // IWYU pragma: export
+#include "cputrain/core/bf16.hpp"                  // IWYU pragma: export
+#include "cputrain/core/bf16_convert.hpp"          // IWYU pragma: export
+#include "cputrain/core/cpu_features.hpp"          // IWYU pragma: export
+#include "cputrain/core/error.hpp"                 // IWYU pragma: export
+#include "cputrain/core/json_nesting.hpp"          // IWYU pragma: export
+#include "cputrain/core/separate_compilation.hpp"  // IWYU pragma: export

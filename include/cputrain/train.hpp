@@ -2,16 +2,18 @@
 // state, output directories, progress. The command line that fills the options is cputrain/cli.hpp.
 #pragma once
 
-#include "cputrain/train/checkpoint.hpp"            // IWYU pragma: export
-#include "cputrain/train/checkpoint_integrity.hpp"  // IWYU pragma: export
-#include "cputrain/train/metrics_files.hpp"         // IWYU pragma: export
-#include "cputrain/train/model_files.hpp"           // IWYU pragma: export
-#include "cputrain/train/option_checks.hpp"         // IWYU pragma: export
-#include "cputrain/train/output_dir.hpp"            // IWYU pragma: export
-#include "cputrain/train/progress.hpp"              // IWYU pragma: export
-#include "cputrain/train/qa_trainer.hpp"            // IWYU pragma: export
-#include "cputrain/train/sampler.hpp"               // IWYU pragma: export
-#include "cputrain/train/termination.hpp"           // IWYU pragma: export
-#include "cputrain/train/trainer_state.hpp"         // IWYU pragma: export
-#include "cputrain/train/training_memory.hpp"       // IWYU pragma: export
-#include "cputrain/train/training_options.hpp"      // IWYU pragma: export
+#include "cputrain/train/checkpoint.hpp"              // IWYU pragma: export
+#include "cputrain/train/checkpoint_dirs.hpp"         // IWYU pragma: export
+#include "cputrain/train/checkpoint_integrity.hpp"    // IWYU pragma: export
+#include "cputrain/train/explicit_instantiation.hpp"  // IWYU pragma: export
+#include "cputrain/train/metrics_files.hpp"           // IWYU pragma: export
+#include "cputrain/train/model_files.hpp"             // IWYU pragma: export
+#include "cputrain/train/option_checks.hpp"           // IWYU pragma: export
+#include "cputrain/train/output_dir.hpp"              // IWYU pragma: export
+#include "cputrain/train/progress.hpp"                // IWYU pragma: export
+#include "cputrain/train/qa_trainer.hpp"              // IWYU pragma: export
+#include "cputrain/train/sampler.hpp"                 // IWYU pragma: export
+#include "cputrain/train/termination.hpp"             // IWYU pragma: export
+#include "cputrain/train/trainer_state.hpp"           // IWYU pragma: export
+#include "cputrain/train/training_memory.hpp"         // IWYU pragma: export
+#include "cputrain/train/training_options.hpp"        // IWYU pragma: export

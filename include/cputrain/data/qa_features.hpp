@@ -16,6 +16,7 @@
 #include <tbb/parallel_for.h>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/data/squad_example.hpp"
 #include "cputrain/nn/qa_batch.hpp"
@@ -180,8 +181,12 @@ void for_each_window(std::size_t n, std::size_t budget, std::size_t stride, F&& 
 /// Features of every example of `dataset`. Throws usage_error for options run_qa.py refuses (doc_stride not
 /// below max_seq_length, sequences too short for [CLS] q [SEP] c [SEP]); an example whose question leaves no room
 /// for doc_stride + 1 context tokens is skipped and reported (run_qa.py crashes on it).
-inline qa_features make_qa_features(const squad_dataset& dataset, const text::bert_tokenizer& tokenizer,
-                                    const qa_feature_options& options) {
+CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const text::bert_tokenizer& tokenizer,
+                                           const qa_feature_options& options);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const text::bert_tokenizer& tokenizer,
+                                           const qa_feature_options& options) {
   if (options.max_seq_length < 4)
     throw usage_error("max_seq_length " + std::to_string(options.max_seq_length) +
                       " leaves no room for [CLS] question [SEP] context [SEP]");
@@ -290,5 +295,6 @@ inline qa_features make_qa_features(const squad_dataset& dataset, const text::be
   }
   return result;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::data

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/qa_features.hpp"
 #include "cputrain/data/squad_example.hpp"
 #include "cputrain/io/atomic_file.hpp"
@@ -99,10 +100,14 @@ inline std::vector<double> probabilities(const std::vector<double>& scores, bool
 
 /// Answers for every example of `dataset` from the logits of `features`. `start_logits` and
 /// `end_logits` hold features.size() rows of `row_length` values. Throws usage_error on mismatched sizes.
-inline qa_predictions_output postprocess_qa_predictions(const squad_dataset& dataset, const qa_features& features,
-                                                        std::span<const float> start_logits,
-                                                        std::span<const float> end_logits, std::size_t row_length,
-                                                        const qa_postprocess_options& options) {
+CPUTRAIN_DECL qa_predictions_output postprocess_qa_predictions(
+    const squad_dataset& dataset, const qa_features& features, std::span<const float> start_logits,
+    std::span<const float> end_logits, std::size_t row_length, const qa_postprocess_options& options);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL qa_predictions_output postprocess_qa_predictions(
+    const squad_dataset& dataset, const qa_features& features, std::span<const float> start_logits,
+    std::span<const float> end_logits, std::size_t row_length, const qa_postprocess_options& options) {
   if (row_length == 0 || start_logits.size() != features.size() * row_length ||
       end_logits.size() != start_logits.size())
     throw usage_error("postprocess_qa_predictions: expected " + std::to_string(features.size()) + " rows of " +
@@ -198,6 +203,7 @@ inline qa_predictions_output postprocess_qa_predictions(const squad_dataset& dat
   }
   return out;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// predictions.json, nbest_predictions.json and (for SQuAD v2) null_odds.json in `dir`, named with
 /// "<prefix>_" in front when a prefix is given, in run_qa.py's layout (4-space indent, non-ASCII escaped, keys in

@@ -19,6 +19,7 @@
 #include <utf8proc.h>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/python_text.hpp"
 #include "cputrain/data/squad_example.hpp"
 #include "cputrain/text/utf8.hpp"
@@ -393,10 +394,14 @@ inline normalized_answer normalize_for_scoring(std::string_view s) {
 /// all, which nullptr stands for; the squad_v2 metric stores them as float32, so pass float values to see its
 /// exact thresholds). usage_error if a question has no prediction or no probability (the script fails on
 /// those too), if a probability is NaN, or if the dataset has no questions.
-[[nodiscard]] inline squad_v2_scores evaluate_squad_v2(
+[[nodiscard]] CPUTRAIN_DECL squad_v2_scores evaluate_squad_v2(
     const squad_dataset& dataset, const qa_predictions& predictions,
-    const std::unordered_map<std::string, double>* no_answer_probability = nullptr,
-    double no_answer_threshold = 1.0) {
+    const std::unordered_map<std::string, double>* no_answer_probability = nullptr, double no_answer_threshold = 1.0);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL squad_v2_scores evaluate_squad_v2(const squad_dataset& dataset, const qa_predictions& predictions,
+                                                const std::unordered_map<std::string, double>* no_answer_probability,
+                                                double no_answer_threshold) {
   const std::size_t n = dataset.examples.size();
   if (n == 0) throw usage_error("evaluate_squad_v2: the dataset has no questions to score");
 
@@ -504,6 +509,7 @@ inline normalized_answer normalize_for_scoring(std::string_view s) {
   best_thresh(f1_raw, scores.best_f1, scores.best_f1_thresh);
   return scores;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// {"exact_match": .., "f1": ..}, as evaluate-v1.1.py prints and Hugging Face's squad metric returns.
 [[nodiscard]] inline nlohmann::ordered_json to_json(const squad_v1_scores& s) {

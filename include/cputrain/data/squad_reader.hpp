@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/data/python_text.hpp"
 #include "cputrain/data/squad_example.hpp"
@@ -644,10 +645,14 @@ class squad_parser {
 }
 
 /// Reads a SQuAD file: data_error naming it if it cannot be opened or read, then parse_squad.
-[[nodiscard]] inline squad_dataset read_squad(const std::filesystem::path& file,
-                                              const squad_read_options& options = {}) {
+[[nodiscard]] CPUTRAIN_DECL squad_dataset read_squad(const std::filesystem::path& file,
+                                                     const squad_read_options& options = {});
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL squad_dataset read_squad(const std::filesystem::path& file, const squad_read_options& options) {
   const std::string bytes = io::read_whole_file<data_error>(file);
   return parse_squad(bytes, file.string(), options);
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::data

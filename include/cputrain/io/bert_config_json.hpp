@@ -16,6 +16,7 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/json_nesting.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"
 #include "cputrain/io/read_file.hpp"
@@ -124,7 +125,10 @@ class bert_config_reader {
 }  // namespace detail
 
 /// Reads a Hugging Face BERT config.json (see the header comment for what is accepted). Throws io_error.
-[[nodiscard]] inline nn::bert_config read_bert_config(const std::filesystem::path& config_json) {
+[[nodiscard]] CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& config_json);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& config_json) {
   const std::string text = read_whole_file(config_json);
   // nlohmann would stop at a NUL byte as if the input ended there; JSON text cannot contain one.
   if (const auto nul = text.find('\0'); nul != std::string::npos) {
@@ -170,6 +174,7 @@ class bert_config_reader {
   }
   return config;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// Writes `config` as a config.json that transformers loads (architectures = [architecture], model_type "bert",
 /// absolute position embeddings), atomically. usage_error if the config does not validate; io_error on failure

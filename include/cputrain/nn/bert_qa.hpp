@@ -48,29 +48,7 @@ class bert_qa {
   using policy_type = Policy;
 
   /// A model with Hugging Face's initialisation, drawn from `init_seed`. config.validate() must pass.
-  explicit bert_qa(const bert_config& config, std::uint64_t init_seed = 42) : config_(config) {
-    config_.validate();
-    // Refused before the first allocation: a config that cannot fit would otherwise grow until the OOM killer.
-    require_memory(model_memory(config_, sizeof(G)), read_memory_allowance(), "bert_qa");
-    const auto H = static_cast<std::size_t>(config_.hidden_size);
-    embeddings_ = embeddings::create(table_, static_cast<std::size_t>(config_.vocab_size), H,
-                                     static_cast<std::size_t>(config_.max_position_embeddings),
-                                     static_cast<std::size_t>(config_.type_vocab_size), config_.pad_token_id,
-                                     config_.layer_norm_eps);
-    for (int i = 0; i < config_.num_hidden_layers; ++i) {
-      layer_begin_.push_back(table_.total_size());
-      layers_.push_back(encoder_layer::create(table_, static_cast<std::size_t>(i), H,
-                                              static_cast<std::size_t>(config_.num_attention_heads),
-                                              static_cast<std::size_t>(config_.intermediate_size),
-                                              config_.layer_norm_eps));
-    }
-    head_begin_ = table_.total_size();
-    qa_outputs_ = linear::create(table_, "qa_outputs", H, 2);
-    params_.assign(table_.total_size(), 0.0f);
-    grads_.assign(table_.total_size(), 0.0f);
-    hf_initialize(table_, params_, config_.initializer_range, config_.pad_token_id, init_seed);
-    parameters_changed();
-  }
+  explicit bert_qa(const bert_config& config, std::uint64_t init_seed = 42);
 
   [[nodiscard]] const bert_config& config() const noexcept { return config_; }
   [[nodiscard]] const parameter_table& table() const noexcept { return table_; }
@@ -91,38 +69,7 @@ class bert_qa {
 
   /// Runs the model on `batch`; returns the QA loss when the batch has labels (NaN otherwise). The logits stay
   /// readable through start_logits()/end_logits() until the next forward.
-  float forward(const qa_batch& batch, const forward_options& options = {}) {
-    batch.validate(static_cast<std::size_t>(config_.vocab_size), static_cast<std::size_t>(config_.type_vocab_size),
-                   static_cast<std::size_t>(config_.max_position_embeddings));
-    prepare_workspace(batch.batch, batch.seq);
-    batch_ = &batch;
-    options_ = options;
-    const std::size_t T = batch.tokens(), H = hidden();
-    const attention_shape shape = attention_shape_of(batch);
-
-    // Additive key mask, as HF's extended attention mask: (1 - mask) * float.min.
-    for (std::size_t i = 0; i < T; ++i) {
-      key_mask_[i] = batch.attention_mask[i] != 0 ? 0.0f : kernels::attention_mask_min;
-    }
-
-    float* h = hidden_.data();
-    float* emb_sum = compute_into(emb_sum_.data(), scratch_h_[0].data());
-    embeddings_.forward(params_.data(), batch.input_ids.data(), batch.token_type_ids.data(), batch.batch, batch.seq,
-                        emb_sum, h, emb_mean_.data(), emb_rstd_.data());
-    keep(emb_sum, emb_sum_.data(), T * H);
-    kernels::dropout_forward(h, T * H, hidden_dropout(), options.seed, stream(0), h);
-
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      keep(h, acts_[l].x, T * H);
-      layers_[l].forward(gemm_weights(), params_.data(), shape, key_mask_.data(), layer_drop(l), acts_[l], scratch(),
-                         h);
-    }
-    keep(h, final_hidden_.data(), T * H);
-    qa_outputs_.forward(gemm_weights(), params_.data(), final_hidden_.data(), T, logits_.data());
-    if (!batch.has_labels()) return std::numeric_limits<float>::quiet_NaN();
-    return qa_loss(logits_.data(), batch.start_positions.data(), batch.end_positions.data(), batch.batch, batch.seq,
-                   dlogits_.data());
-  }
+  float forward(const qa_batch& batch, const forward_options& options = {});
 
   /// Called during backward with an offset: grads()[offset, end) are final for this backward — the head's, then
   /// each layer's from the last, then the embeddings' (offset 0). Data parallelism starts reducing those
@@ -131,29 +78,7 @@ class bert_qa {
 
   /// Back-propagates the loss of the last forward (which must have had labels), adding `loss_scale` times its
   /// gradient into grads() (loss_scale = 1 / accumulation steps averages accumulated micro-batches).
-  void backward(float loss_scale = 1.0f, const gradients_ready& ready = {}) {
-    if (batch_ == nullptr || !batch_->has_labels()) {
-      throw usage_error("bert_qa::backward: no forward pass with labels to differentiate");
-    }
-    const qa_batch& batch = *batch_;
-    const std::size_t T = batch.tokens(), H = hidden();
-    const attention_shape shape = attention_shape_of(batch);
-    if (loss_scale != 1.0f) {
-      for (std::size_t i = 0; i < T * 2; ++i) dlogits_[i] *= loss_scale;
-    }
-    float* dh = dhidden_.data();
-    qa_outputs_.backward(gemm_weights(), grads_.data(), final_hidden_.data(), dlogits_.data(), T, dh);
-    if (ready) ready(head_begin_);
-    for (std::size_t l = layers_.size(); l-- > 0;) {
-      layers_[l].backward(gemm_weights(), params_.data(), grads_.data(), shape, layer_drop(l), acts_[l], scratch(),
-                          dh);
-      if (ready) ready(layer_begin_[l]);
-    }
-    kernels::dropout_backward(dh, T * H, hidden_dropout(), options_.seed, stream(0), dh);
-    embeddings_.backward(params_.data(), grads_.data(), batch.input_ids.data(), batch.token_type_ids.data(),
-                         batch.batch, batch.seq, emb_sum_.data(), emb_mean_.data(), emb_rstd_.data(), dh);
-    if (ready) ready(0);
-  }
+  void backward(float loss_scale = 1.0f, const gradients_ready& ready = {});
 
   /// [batch * seq] start and end logits of the last forward, as strided views (stride 2) over [tokens, 2].
   [[nodiscard]] float start_logit(std::size_t token) const { return logits_[token * 2]; }
@@ -198,63 +123,7 @@ class bert_qa {
   }
 
   /// Sizes the workspace for batch x seq; grows only, so steady training allocates nothing.
-  void prepare_workspace(std::size_t batch, std::size_t seq) {
-    if (batch * seq <= capacity_tokens_ && seq <= capacity_seq_ && batch <= capacity_batch_ &&
-        (batch == shaped_batch_ && seq == shaped_seq_)) {
-      return;
-    }
-    capacity_tokens_ = std::max(capacity_tokens_, batch * seq);
-    capacity_seq_ = std::max(capacity_seq_, seq);
-    capacity_batch_ = std::max(capacity_batch_, batch);
-    shaped_batch_ = batch;
-    shaped_seq_ = seq;
-    const std::size_t T = batch * seq, H = hidden(), I = inter();
-    const std::size_t heads = static_cast<std::size_t>(config_.num_attention_heads);
-    const std::size_t needed = kept_per_layer(batch, seq, H, I, heads) * layers_.size();
-    if (kept_.size() < needed) {
-      require_memory(activation_memory(config_, sizeof(A), {batch, seq, "batch", "seq"}), read_memory_allowance(),
-                     "bert_qa::forward");
-      kept_.resize(needed);
-    }
-    acts_.assign(layers_.size(), layer_activations<A>{});
-    stats_.resize(std::max(stats_.size(), 4 * T * layers_.size()));
-    A* next = kept_.data();
-    auto take = [&](std::size_t n) {
-      A* p = next;
-      next += n;
-      return p;
-    };
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      auto& a = acts_[l];
-      a.x = take(T * H);
-      a.q = take(T * H);
-      a.k = take(T * H);
-      a.v = take(T * H);
-      a.probs = take(batch * heads * seq * seq);
-      a.context = take(T * H);
-      a.ln1_in = take(T * H);
-      a.h1 = take(T * H);
-      a.ff_in = take(T * I);
-      a.ff_out = take(T * I);
-      a.ln2_in = take(T * H);
-      float* s = stats_.data() + 4 * T * l;
-      a.ln1_mean = s;
-      a.ln1_rstd = s + T;
-      a.ln2_mean = s + 2 * T;
-      a.ln2_rstd = s + 3 * T;
-    }
-    grow(emb_sum_, T * H);
-    grow(final_hidden_, T * H);
-    grow(emb_mean_, T);
-    grow(emb_rstd_, T);
-    grow(hidden_, T * H);
-    grow(dhidden_, T * H);
-    for (auto& s : scratch_h_) grow(s, T * H);
-    grow(scratch_ff_, T * I);
-    grow(key_mask_, T);
-    grow(logits_, T * 2);
-    grow(dlogits_, T * 2);
-  }
+  void prepare_workspace(std::size_t batch, std::size_t seq);
   template <class T>
   static void grow(buffer<T>& b, std::size_t n) {
     if (b.size() < n) b.resize(n);
@@ -280,5 +149,145 @@ class bert_qa {
   const qa_batch* batch_ = nullptr;
   forward_options options_;
 };
+
+template <class Policy>
+bert_qa<Policy>::bert_qa(const bert_config& config, std::uint64_t init_seed) : config_(config) {
+  config_.validate();
+  // Refused before the first allocation: a config that cannot fit would otherwise grow until the OOM killer.
+  require_memory(model_memory(config_, sizeof(G)), read_memory_allowance(), "bert_qa");
+  const auto H = static_cast<std::size_t>(config_.hidden_size);
+  embeddings_ = embeddings::create(table_, static_cast<std::size_t>(config_.vocab_size), H,
+                                   static_cast<std::size_t>(config_.max_position_embeddings),
+                                   static_cast<std::size_t>(config_.type_vocab_size), config_.pad_token_id,
+                                   config_.layer_norm_eps);
+  for (int i = 0; i < config_.num_hidden_layers; ++i) {
+    layer_begin_.push_back(table_.total_size());
+    layers_.push_back(encoder_layer::create(
+        table_, static_cast<std::size_t>(i), H, static_cast<std::size_t>(config_.num_attention_heads),
+        static_cast<std::size_t>(config_.intermediate_size), config_.layer_norm_eps));
+  }
+  head_begin_ = table_.total_size();
+  qa_outputs_ = linear::create(table_, "qa_outputs", H, 2);
+  params_.assign(table_.total_size(), 0.0f);
+  grads_.assign(table_.total_size(), 0.0f);
+  hf_initialize(table_, params_, config_.initializer_range, config_.pad_token_id, init_seed);
+  parameters_changed();
+}
+
+template <class Policy>
+float bert_qa<Policy>::forward(const qa_batch& batch, const forward_options& options) {
+  batch.validate(static_cast<std::size_t>(config_.vocab_size), static_cast<std::size_t>(config_.type_vocab_size),
+                 static_cast<std::size_t>(config_.max_position_embeddings));
+  prepare_workspace(batch.batch, batch.seq);
+  batch_ = &batch;
+  options_ = options;
+  const std::size_t T = batch.tokens(), H = hidden();
+  const attention_shape shape = attention_shape_of(batch);
+
+  // Additive key mask, as HF's extended attention mask: (1 - mask) * float.min.
+  for (std::size_t i = 0; i < T; ++i) {
+    key_mask_[i] = batch.attention_mask[i] != 0 ? 0.0f : kernels::attention_mask_min;
+  }
+
+  float* h = hidden_.data();
+  float* emb_sum = compute_into(emb_sum_.data(), scratch_h_[0].data());
+  embeddings_.forward(params_.data(), batch.input_ids.data(), batch.token_type_ids.data(), batch.batch, batch.seq,
+                      emb_sum, h, emb_mean_.data(), emb_rstd_.data());
+  keep(emb_sum, emb_sum_.data(), T * H);
+  kernels::dropout_forward(h, T * H, hidden_dropout(), options.seed, stream(0), h);
+
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    keep(h, acts_[l].x, T * H);
+    layers_[l].forward(gemm_weights(), params_.data(), shape, key_mask_.data(), layer_drop(l), acts_[l], scratch(), h);
+  }
+  keep(h, final_hidden_.data(), T * H);
+  qa_outputs_.forward(gemm_weights(), params_.data(), final_hidden_.data(), T, logits_.data());
+  if (!batch.has_labels()) return std::numeric_limits<float>::quiet_NaN();
+  return qa_loss(logits_.data(), batch.start_positions.data(), batch.end_positions.data(), batch.batch, batch.seq,
+                 dlogits_.data());
+}
+
+template <class Policy>
+void bert_qa<Policy>::backward(float loss_scale, const gradients_ready& ready) {
+  if (batch_ == nullptr || !batch_->has_labels()) {
+    throw usage_error("bert_qa::backward: no forward pass with labels to differentiate");
+  }
+  const qa_batch& batch = *batch_;
+  const std::size_t T = batch.tokens(), H = hidden();
+  const attention_shape shape = attention_shape_of(batch);
+  if (loss_scale != 1.0f) {
+    for (std::size_t i = 0; i < T * 2; ++i) dlogits_[i] *= loss_scale;
+  }
+  float* dh = dhidden_.data();
+  qa_outputs_.backward(gemm_weights(), grads_.data(), final_hidden_.data(), dlogits_.data(), T, dh);
+  if (ready) ready(head_begin_);
+  for (std::size_t l = layers_.size(); l-- > 0;) {
+    layers_[l].backward(gemm_weights(), params_.data(), grads_.data(), shape, layer_drop(l), acts_[l], scratch(), dh);
+    if (ready) ready(layer_begin_[l]);
+  }
+  kernels::dropout_backward(dh, T * H, hidden_dropout(), options_.seed, stream(0), dh);
+  embeddings_.backward(params_.data(), grads_.data(), batch.input_ids.data(), batch.token_type_ids.data(), batch.batch,
+                       batch.seq, emb_sum_.data(), emb_mean_.data(), emb_rstd_.data(), dh);
+  if (ready) ready(0);
+}
+
+template <class Policy>
+void bert_qa<Policy>::prepare_workspace(std::size_t batch, std::size_t seq) {
+  if (batch * seq <= capacity_tokens_ && seq <= capacity_seq_ && batch <= capacity_batch_ &&
+      (batch == shaped_batch_ && seq == shaped_seq_)) {
+    return;
+  }
+  capacity_tokens_ = std::max(capacity_tokens_, batch * seq);
+  capacity_seq_ = std::max(capacity_seq_, seq);
+  capacity_batch_ = std::max(capacity_batch_, batch);
+  shaped_batch_ = batch;
+  shaped_seq_ = seq;
+  const std::size_t T = batch * seq, H = hidden(), I = inter();
+  const std::size_t heads = static_cast<std::size_t>(config_.num_attention_heads);
+  const std::size_t needed = kept_per_layer(batch, seq, H, I, heads) * layers_.size();
+  if (kept_.size() < needed) {
+    require_memory(activation_memory(config_, sizeof(A), {batch, seq, "batch", "seq"}), read_memory_allowance(),
+                   "bert_qa::forward");
+    kept_.resize(needed);
+  }
+  acts_.assign(layers_.size(), layer_activations<A>{});
+  stats_.resize(std::max(stats_.size(), 4 * T * layers_.size()));
+  A* next = kept_.data();
+  auto take = [&](std::size_t n) {
+    A* p = next;
+    next += n;
+    return p;
+  };
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    auto& a = acts_[l];
+    a.x = take(T * H);
+    a.q = take(T * H);
+    a.k = take(T * H);
+    a.v = take(T * H);
+    a.probs = take(batch * heads * seq * seq);
+    a.context = take(T * H);
+    a.ln1_in = take(T * H);
+    a.h1 = take(T * H);
+    a.ff_in = take(T * I);
+    a.ff_out = take(T * I);
+    a.ln2_in = take(T * H);
+    float* s = stats_.data() + 4 * T * l;
+    a.ln1_mean = s;
+    a.ln1_rstd = s + T;
+    a.ln2_mean = s + 2 * T;
+    a.ln2_rstd = s + 3 * T;
+  }
+  grow(emb_sum_, T * H);
+  grow(final_hidden_, T * H);
+  grow(emb_mean_, T);
+  grow(emb_rstd_, T);
+  grow(hidden_, T * H);
+  grow(dhidden_, T * H);
+  for (auto& s : scratch_h_) grow(s, T * H);
+  grow(scratch_ff_, T * I);
+  grow(key_mask_, T);
+  grow(logits_, T * 2);
+  grow(dlogits_, T * 2);
+}
 
 }  // namespace cputrain::nn

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/json_nesting.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/vocabulary.hpp"
@@ -48,7 +49,11 @@ inline bert_tokenizer_options read_tokenizer_config(const std::filesystem::path&
 }
 
 /// A tokenizer from a model directory (vocab.txt + optional tokenizer_config.json) or from a vocab.txt file.
-inline bert_tokenizer load_bert_tokenizer(const std::filesystem::path& path, bert_tokenizer_options defaults = {}) {
+CPUTRAIN_DECL bert_tokenizer load_bert_tokenizer(const std::filesystem::path& path,
+                                                 bert_tokenizer_options defaults = {});
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL bert_tokenizer load_bert_tokenizer(const std::filesystem::path& path, bert_tokenizer_options defaults) {
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec)) return bert_tokenizer(vocabulary::load(path), defaults);
   const auto vocab_file = path / "vocab.txt";
@@ -59,5 +64,6 @@ inline bert_tokenizer load_bert_tokenizer(const std::filesystem::path& path, ber
   if (std::filesystem::exists(config_file, ec)) defaults = read_tokenizer_config(config_file, defaults);
   return bert_tokenizer(vocabulary::load(vocab_file), defaults);
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

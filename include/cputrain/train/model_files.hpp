@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/bert_config_json.hpp"
 #include "cputrain/io/model_weights.hpp"
@@ -123,7 +124,12 @@ inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_
 }
 
 /// Writes vocab.txt, tokenizer_config.json and special_tokens_map.json for `tokenizer` into `dir`.
-inline void save_tokenizer(const text::bert_tokenizer& tokenizer, int model_max_length, const std::filesystem::path& dir) {
+CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int model_max_length,
+                                  const std::filesystem::path& dir);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int model_max_length,
+                                  const std::filesystem::path& dir) {
   const auto& vocab = tokenizer.vocab();
   io::write_file_atomically(dir / "vocab.txt", [&](io::atomic_file_sink& out) {
     for (std::size_t id = 0; id < vocab.size(); ++id) {
@@ -150,6 +156,7 @@ inline void save_tokenizer(const text::bert_tokenizer& tokenizer, int model_max_
                                            {"sep_token", "[SEP]"}, {"unk_token", "[UNK]"}};
   io::write_file_atomically(dir / "special_tokens_map.json", specials.dump(2) + "\n");
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// The model and its tokenizer as transformers' save_pretrained leaves a directory.
 template <class Model>

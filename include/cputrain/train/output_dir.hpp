@@ -17,7 +17,7 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/io/io_error.hpp"
-#include "cputrain/train/checkpoint.hpp"
+#include "cputrain/train/checkpoint_dirs.hpp"
 
 namespace cputrain::train {
 

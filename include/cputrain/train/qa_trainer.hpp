@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -141,12 +142,10 @@ class qa_trainer {
   /// A trainer in a world of one process (the policy's communicator must be default-constructible).
   /// @throws usage_error naming the field when `options` cannot train (training_options::validate).
   qa_trainer(model_type& model, const training_options& options, trainer_callbacks callbacks = {})
-      : model_(model), args_(checked(options)), callbacks_(std::move(callbacks)),
-        own_comm_(std::make_unique<communicator_type>()), comm_(*own_comm_) {}
+    requires std::is_default_constructible_v<typename Policy::parallel_policy::communicator>;
   /// A trainer whose processes are `comm`'s ranks; every rank constructs one and calls the same members.
   qa_trainer(model_type& model, const training_options& options, communicator_type& comm,
-             trainer_callbacks callbacks = {})
-      : model_(model), args_(checked(options)), callbacks_(std::move(callbacks)), comm_(comm) {}
+             trainer_callbacks callbacks = {});
 
   [[nodiscard]] communicator_type& communicator() noexcept { return comm_; }
   [[nodiscard]] bool is_main_process() const noexcept { return comm_.rank() == 0; }
@@ -181,40 +180,7 @@ class qa_trainer {
   }
 
   /// Trains on `features` (made with labels), from the start or from `resume_from` (a checkpoint directory).
-  train_result train(const data::qa_features& features, const std::optional<std::filesystem::path>& resume_from = {}) {
-    if (!features.has_labels()) throw usage_error("qa_trainer::train: the features have no answer positions (labels)");
-    require_training_memory(features);
-    run_state run(*this, features);  // the plan, the data order, the schedule and the optimizer
-    if (resume_from) resume(run, *resume_from);
-    run.state.world_size = static_cast<std::int64_t>(world());
-    start_from_rank0_weights();
-    attach_reducers(run);
-    start_clock(run);
-    for (std::int64_t epoch = run.state.epochs_done; run.state.global_step < run.totals.max_steps; ++epoch) {
-      const auto batches = run.order.epoch_batches(static_cast<std::uint64_t>(epoch));
-      std::size_t b = static_cast<std::size_t>(run.state.batches_in_epoch);
-      while (b < batches.size() && run.state.global_step < run.totals.max_steps) {
-        // One optimizer step: the accumulation group starting at batch b; b moves past it.
-        double loss = forward_backward(run, features, batches, b, epoch);
-        loss = reduce_gradients(run, loss, epoch, b);
-        if (callbacks_.on_gradients) callbacks_.on_gradients(model_.grads(), run.state.global_step + 1);
-        clip_and_check(run);
-        update(run);
-        record_step(run, loss, epoch, b, batches.size());
-        log_if_due(run);
-        const bool saved_now = save_if_due(run);
-        check_signal(run, saved_now);
-        if (callbacks_.on_step_end) callbacks_.on_step_end(run.state);
-      }
-      if (args_.save_strategy == "epoch" && run.state.batches_in_epoch == 0) {
-        sync_flos(run);
-        save(run);
-      }
-    }
-    run.bar->finish();
-    sync_flos(run);
-    return finish(run, features.size());
-  }
+  train_result train(const data::qa_features& features, const std::optional<std::filesystem::path>& resume_from = {});
 
   /// The state at the end of the last train() (for trainer_state.json in output_dir).
   [[nodiscard]] const trainer_state& state() const noexcept { return final_state_; }
@@ -222,40 +188,7 @@ class qa_trainer {
   /// Start and end logits of every feature; rows of features.max_seq_length(), -100 past each batch's length.
   /// Collective: each rank computes a contiguous share of the features and rank 0 gets all the rows, in feature
   /// order; the other ranks get none (empty start and end).
-  qa_logits predict(const data::qa_features& features) {
-    const std::size_t first_feature = rank() * features.size() / world();
-    const std::size_t end_feature = (rank() + 1) * features.size() / world();
-    qa_logits out;
-    out.row_length = features.max_seq_length();
-    out.start.assign((end_feature - first_feature) * out.row_length, -100.0f);
-    out.end.assign((end_feature - first_feature) * out.row_length, -100.0f);
-    const data::qa_padding padding = args_.pad_to_max_length ? data::qa_padding::max_length : data::qa_padding::longest;
-    const auto batch_size = static_cast<std::size_t>(args_.per_device_eval_batch_size);
-    std::vector<std::size_t> indices;
-    for (std::size_t first = first_feature; first < end_feature; first += batch_size) {
-      indices.clear();
-      for (std::size_t i = first; i < std::min(end_feature, first + batch_size); ++i) indices.push_back(i);
-      nn::qa_batch batch = features.batch(indices, padding);
-      batch.start_positions.clear();  // evaluation computes no loss
-      batch.end_positions.clear();
-      nn::forward_options fo;
-      fo.training = false;
-      model_.forward(batch, fo);
-      for (std::size_t row = 0; row < indices.size(); ++row) {
-        float* start = out.start.data() + (first - first_feature + row) * out.row_length;
-        float* end = out.end.data() + (first - first_feature + row) * out.row_length;
-        for (std::size_t t = 0; t < batch.seq; ++t) {
-          start[t] = model_.start_logit(row * batch.seq + t);
-          end[t] = model_.end_logit(row * batch.seq + t);
-        }
-      }
-    }
-    if (world() > 1) {
-      out.start = comm_.gatherv(out.start, 0);
-      out.end = comm_.gatherv(out.end, 0);
-    }
-    return out;
-  }
+  qa_logits predict(const data::qa_features& features);
 
  private:
   /// What one train() carries from step to step. Built in place and never moved: the reducers and `ready` refer
@@ -664,5 +597,92 @@ class qa_trainer {
   std::optional<std::filesystem::path> last_saved_;
   double last_save_seconds_ = 0.0;
 };
+
+template <class Policy>
+qa_trainer<Policy>::qa_trainer(model_type& model, const training_options& options, trainer_callbacks callbacks)
+  requires std::is_default_constructible_v<typename Policy::parallel_policy::communicator>
+    : model_(model),
+      args_(checked(options)),
+      callbacks_(std::move(callbacks)),
+      own_comm_(std::make_unique<communicator_type>()),
+      comm_(*own_comm_) {}
+
+template <class Policy>
+qa_trainer<Policy>::qa_trainer(model_type& model, const training_options& options, communicator_type& comm,
+                               trainer_callbacks callbacks)
+    : model_(model), args_(checked(options)), callbacks_(std::move(callbacks)), comm_(comm) {}
+
+template <class Policy>
+train_result qa_trainer<Policy>::train(const data::qa_features& features,
+                                       const std::optional<std::filesystem::path>& resume_from) {
+  if (!features.has_labels()) throw usage_error("qa_trainer::train: the features have no answer positions (labels)");
+  require_training_memory(features);
+  run_state run(*this, features);  // the plan, the data order, the schedule and the optimizer
+  if (resume_from) resume(run, *resume_from);
+  run.state.world_size = static_cast<std::int64_t>(world());
+  start_from_rank0_weights();
+  attach_reducers(run);
+  start_clock(run);
+  for (std::int64_t epoch = run.state.epochs_done; run.state.global_step < run.totals.max_steps; ++epoch) {
+    const auto batches = run.order.epoch_batches(static_cast<std::uint64_t>(epoch));
+    std::size_t b = static_cast<std::size_t>(run.state.batches_in_epoch);
+    while (b < batches.size() && run.state.global_step < run.totals.max_steps) {
+      // One optimizer step: the accumulation group starting at batch b; b moves past it.
+      double loss = forward_backward(run, features, batches, b, epoch);
+      loss = reduce_gradients(run, loss, epoch, b);
+      if (callbacks_.on_gradients) callbacks_.on_gradients(model_.grads(), run.state.global_step + 1);
+      clip_and_check(run);
+      update(run);
+      record_step(run, loss, epoch, b, batches.size());
+      log_if_due(run);
+      const bool saved_now = save_if_due(run);
+      check_signal(run, saved_now);
+      if (callbacks_.on_step_end) callbacks_.on_step_end(run.state);
+    }
+    if (args_.save_strategy == "epoch" && run.state.batches_in_epoch == 0) {
+      sync_flos(run);
+      save(run);
+    }
+  }
+  run.bar->finish();
+  sync_flos(run);
+  return finish(run, features.size());
+}
+
+template <class Policy>
+qa_logits qa_trainer<Policy>::predict(const data::qa_features& features) {
+  const std::size_t first_feature = rank() * features.size() / world();
+  const std::size_t end_feature = (rank() + 1) * features.size() / world();
+  qa_logits out;
+  out.row_length = features.max_seq_length();
+  out.start.assign((end_feature - first_feature) * out.row_length, -100.0f);
+  out.end.assign((end_feature - first_feature) * out.row_length, -100.0f);
+  const data::qa_padding padding = args_.pad_to_max_length ? data::qa_padding::max_length : data::qa_padding::longest;
+  const auto batch_size = static_cast<std::size_t>(args_.per_device_eval_batch_size);
+  std::vector<std::size_t> indices;
+  for (std::size_t first = first_feature; first < end_feature; first += batch_size) {
+    indices.clear();
+    for (std::size_t i = first; i < std::min(end_feature, first + batch_size); ++i) indices.push_back(i);
+    nn::qa_batch batch = features.batch(indices, padding);
+    batch.start_positions.clear();  // evaluation computes no loss
+    batch.end_positions.clear();
+    nn::forward_options fo;
+    fo.training = false;
+    model_.forward(batch, fo);
+    for (std::size_t row = 0; row < indices.size(); ++row) {
+      float* start = out.start.data() + (first - first_feature + row) * out.row_length;
+      float* end = out.end.data() + (first - first_feature + row) * out.row_length;
+      for (std::size_t t = 0; t < batch.seq; ++t) {
+        start[t] = model_.start_logit(row * batch.seq + t);
+        end[t] = model_.end_logit(row * batch.seq + t);
+      }
+    }
+  }
+  if (world() > 1) {
+    out.start = comm_.gatherv(out.start, 0);
+    out.end = comm_.gatherv(out.end, 0);
+  }
+  return out;
+}
 
 }  // namespace cputrain::train

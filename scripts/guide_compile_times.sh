@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# How long the user guide's example (examples/guide) takes to compile against the installed package, header-only
+# and with CPUTRAIN_SEPARATE_COMPILATION, side by side (docs/build.md, "Compiling cputrain once"): each file's
+# object on a cold build with one job (ninja's log), and the rebuild after an edit of train_qa.cpp (best of N).
+# Needs the `user` preset's dependencies and Ninja. Run it on a quiet machine:
+#   scripts/guide_compile_times.sh [--runs N] [--prefix INSTALLED_PREFIX]
+# Without --prefix it installs this checkout (configured with the `user` preset) into a scratch prefix first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=3
+prefix=
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --runs) runs=$2; shift 2 ;;
+    --prefix) prefix=$2; shift 2 ;;
+    *) echo "usage: $0 [--runs N] [--prefix INSTALLED_PREFIX]" >&2; exit 2 ;;
+  esac
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [[ -z $prefix ]]; then
+  cmake --preset user -B "$work/user" >/dev/null
+  cmake --install "$work/user" --prefix "$work/prefix" >/dev/null
+  prefix=$work/prefix
+fi
+
+# Seconds ninja's log gives the last build of the object whose path ends in $2.
+object_seconds() {
+  awk -v obj="$2" '!/^#/ && index($4, obj) == length($4) - length(obj) + 1 { t = ($2 - $1) / 1000 } END { printf "%.1f", t }' \
+    "$1/.ninja_log"
+}
+
+printf '| guide example | train_qa.cpp | cputrain_instances.cpp | cold build, 1 job | edit train_qa.cpp, rebuild |\n'
+printf '|---|---|---|---|---|\n'
+for mode in OFF ON; do
+  dir=$work/guide-$mode
+  cmake -S examples/guide -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+    -DGUIDE_SEPARATE_COMPILATION=$mode >/dev/null
+  TIMEFORMAT=%R
+  cold=$({ time cmake --build "$dir" -j 1 >/dev/null; } 2>&1)
+  main=$(object_seconds "$dir" train_qa.cpp.o)
+  instances=$(object_seconds "$dir" cputrain_instances.cpp.o)
+  best=
+  for ((r = 0; r < runs; ++r)); do
+    touch examples/guide/train_qa.cpp
+    t=$({ time cmake --build "$dir" -j 1 >/dev/null; } 2>&1)
+    if [[ -z $best ]] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
+  done
+  label=header-only
+  [[ $mode == ON ]] && label='CPUTRAIN_SEPARATE_COMPILATION'
+  printf '| %s | %s s | %s s | %s s | %s s |\n' "$label" "$main" "$instances" "$cold" "$best"
+done
