@@ -19,6 +19,7 @@
 #include "cputrain/cli/flag_values.hpp"
 #include "cputrain/cli/training_args.hpp"
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/json_message.hpp"
 
 namespace cputrain::cli {
 
@@ -43,9 +44,7 @@ inline std::string json_value_text(const nlohmann::ordered_json& value) {
     return std::string(value.is_array() ? "a list" : "an object") + " nested more than " +
            std::to_string(max_shown_nesting) + " levels deep";
   }
-  std::string s = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-  if (s.size() > 80) s = s.substr(0, 77) + "...";
-  return s;
+  return json_text_for_message(value);
 }
 
 /// usage_error "<source>: \"key\" is <value>, but must be <wanted>".

@@ -19,6 +19,7 @@
 #include <utf8proc.h>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/json_message.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/python_text.hpp"
 #include "cputrain/data/squad_example.hpp"
@@ -238,9 +239,7 @@ struct py_number {
   return {token_f1(num_same, prediction.size(), gold.size()), false};
 }
 
-[[nodiscard]] inline std::string quote_id(const std::string& id) {
-  return nlohmann::json(id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+[[nodiscard]] inline std::string quote_id(const std::string& id) { return quote_for_message(id); }
 
 }  // namespace detail
 

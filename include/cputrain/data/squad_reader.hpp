@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/core/json_message.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/data/python_text.hpp"
@@ -62,31 +63,14 @@ namespace detail {
   return out;
 }
 
-/// The first `max_bytes` of valid UTF-8 text `s`, cut back to a character boundary.
-[[nodiscard]] inline std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) noexcept {
-  if (s.size() <= max_bytes) return s;
-  std::size_t n = max_bytes;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80) --n;
-  return s.substr(0, n);
-}
-
 /// A string as a JSON literal for a message: quoted, control characters escaped, cut after about 60 bytes, so a
 /// hostile id cannot make a message ambiguous or enormous.
-[[nodiscard]] inline std::string squad_quote(std::string_view s) {
-  const std::string_view shown = utf8_prefix(s, 60);
-  std::string out = nlohmann::json(std::string(shown)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (shown.size() < s.size()) out += "...";
-  return out;
-}
+[[nodiscard]] inline std::string squad_quote(std::string_view s) { return quote_for_message(s, 60); }
 
 /// What a JSON value is, for "is X, not Y" messages, with the value when it is short enough to help.
 [[nodiscard]] inline std::string squad_kind(const nlohmann::json& v) {
   using value_t = nlohmann::json::value_t;
-  const auto shown = [&] {
-    const std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    const std::string_view cut = utf8_prefix(text, 60);
-    return " (" + std::string(cut) + (cut.size() < text.size() ? "...)" : ")");
-  };
+  const auto shown = [&] { return " (" + json_text_for_message(v, 63) + ")"; };
   switch (v.type()) {
     case value_t::null: return "null";
     case value_t::boolean: return v.get<bool>() ? "true" : "false";

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/json_message.hpp"
 #include "cputrain/core/json_nesting.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
@@ -26,11 +27,7 @@ namespace cputrain::io {
 
 namespace detail {
 
-inline std::string config_value_text(const nlohmann::json& value) {
-  std::string s = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (s.size() > 80) s = s.substr(0, 77) + "...";
-  return s;
-}
+inline std::string config_value_text(const nlohmann::json& value) { return json_text_for_message(value); }
 
 /// The float as the double with the same shortest decimal, so nlohmann writes 0.1 rather than the exact value
 /// of 0.1f (0.10000000149011612), as Python does for the same number.

@@ -31,6 +31,7 @@
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/json_message.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"
 #include "cputrain/io/tensor_checksum.hpp"
@@ -103,11 +104,7 @@ struct expected_tensor {
 
 namespace detail {
 
-/// A JSON string literal for a name, escaped, so control characters or quotes in a hostile name cannot make a
-/// message ambiguous. Invalid UTF-8 is replaced rather than thrown on: this is for messages only.
-inline std::string quote_for_message(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+using cputrain::quote_for_message;
 
 template <class Int>
 std::string shape_text(std::span<const Int> shape) {
@@ -123,11 +120,7 @@ inline std::string shape_text(const std::vector<std::int64_t>& shape) {
 }
 
 /// A valid JSON value shown in a message, cut short so a hostile header cannot produce a 100 MB message.
-inline std::string header_value_text(const nlohmann::json& value) {
-  std::string s = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (s.size() > 80) s = s.substr(0, 77) + "...";
-  return s;
-}
+inline std::string header_value_text(const nlohmann::json& value) { return json_text_for_message(value); }
 
 /// IEEE 754 binary16 -> float, exact: subnormals become normal floats, Inf stays Inf, a NaN keeps its sign and
 /// payload (so it stays a NaN).
