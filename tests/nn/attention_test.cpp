@@ -28,7 +28,7 @@ using cputrain::kernels::attention_mask_min;
 using cputrain::nn::attention_backward;
 using cputrain::nn::attention_forward;
 using cputrain::nn::attention_shape;
-using cputrain::nn::dropout_site;
+using cputrain::kernels::dropout_draw;
 
 // Plain operator new, replaced for this executable: memory starts `new_shift` bytes past a 64-byte boundary, where
 // new_shift is per thread and 0 unless a test sets it. So a per-thread scratch buffer (a std::vector<float>) lands at
@@ -90,7 +90,7 @@ struct reference_result {
   std::vector<double> probs, context;
 };
 reference_result reference(const attention_shape& s, const std::vector<double>& q, const std::vector<double>& k,
-                           const std::vector<double>& v, const std::vector<float>& mask, const dropout_site& drop) {
+                           const std::vector<double>& v, const std::vector<float>& mask, const dropout_draw& drop) {
   const std::size_t S = s.seq, D = s.head_dim, H = s.hidden();
   const double scale = 1.0 / std::sqrt(static_cast<double>(D));
   const double keep_scale = drop.active() ? static_cast<double>(cputrain::kernels::dropout_scale(drop.p)) : 1.0;
@@ -125,10 +125,10 @@ reference_result reference(const attention_shape& s, const std::vector<double>& 
 struct problem {
   attention_shape s;
   std::vector<float> q, k, v, mask, w;  // w: weights of the objective L = sum(w * context)
-  dropout_site drop;
+  dropout_draw drop;
 };
 
-problem make_problem(attention_shape s, std::size_t pad_step, dropout_site drop, unsigned seed) {
+problem make_problem(attention_shape s, std::size_t pad_step, dropout_draw drop, unsigned seed) {
   std::mt19937 rng(seed);
   const std::size_t n = s.tokens() * s.hidden();
   problem p{s, random_values(n, rng, -2, 2), random_values(n, rng, -2, 2), random_values(n, rng), key_mask(s, pad_step),
@@ -238,7 +238,7 @@ TEST_CASE("attention_backward matches central differences: dq, dk, dv with a pad
 }
 
 TEST_CASE("attention with dropout: reproducible, the kept probabilities are pre-dropout, gradients match") {
-  const dropout_site drop{0.3f, 1234, 17};
+  const dropout_draw drop{0.3f, 1234, 17};
   const auto p = make_problem({2, 6, 2, 3}, 2, drop, 3);
   const auto r = run(p);
   const auto again = run(p);

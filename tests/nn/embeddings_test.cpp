@@ -45,7 +45,7 @@ struct fixture {
           std::vector<std::int32_t> types_, std::size_t batch_, std::int64_t pad, unsigned seed)
       : batch(batch_), seq(ids_.size() / batch_), ids(std::move(ids_)), types(std::move(types_)) {
     emb = embeddings::create(table, vocab, hidden, positions, 2, pad, 1e-12f);
-    table.add("after.weight", {5});
+    table.add("after.weight", {5}, cputrain::nn::parameter_role::weight);
     std::mt19937 rng(seed);
     params = random_values(table.total_size(), rng);
     for (std::size_t j = 0; j < hidden; ++j) params[emb.ln_weight + j] = 1.0f + 0.5f * params[emb.ln_weight + j];
@@ -109,6 +109,12 @@ TEST_CASE("embeddings::create registers Hugging Face's five tensors") {
   CHECK(e.ln_weight == t.at("bert.embeddings.LayerNorm.weight").offset);
   CHECK(e.ln_bias == t.at("bert.embeddings.LayerNorm.bias").offset);
   CHECK(t.entries().size() == 5);
+  using cputrain::nn::parameter_role;
+  CHECK(t.at("bert.embeddings.word_embeddings.weight").role == parameter_role::word_embedding);
+  CHECK(t.at("bert.embeddings.position_embeddings.weight").role == parameter_role::embedding);
+  CHECK(t.at("bert.embeddings.token_type_embeddings.weight").role == parameter_role::embedding);
+  CHECK(t.at("bert.embeddings.LayerNorm.weight").role == parameter_role::norm_weight);
+  CHECK(t.at("bert.embeddings.LayerNorm.bias").role == parameter_role::norm_bias);
 }
 
 TEST_CASE("embeddings forward: (word + type) + position, then LayerNorm, positions restarting per sequence") {

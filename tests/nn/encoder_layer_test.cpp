@@ -48,7 +48,7 @@ struct fixture {
   layer_dropout drop;
 
   explicit fixture(layer_dropout d, unsigned seed) : drop(d) {
-    table.add("before.weight", {3});
+    table.add("before.weight", {3}, cputrain::nn::parameter_role::weight);
     layer = encoder_layer::create(table, 0, shape.hidden(), shape.heads, inter, eps);
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -172,7 +172,7 @@ struct fixture {
     for (std::size_t i = 0; i < params.size(); ++i) gemm_weights[i] = A(params[i]);
 
     result r{input, w, initial_grads};
-    cputrain::nn::keep(r.output.data(), act.x, T * H);
+    cputrain::kernels::keep(r.output.data(), act.x, T * H);
     layer.forward(gemm_weights.data(), params.data(), shape, mask.data(), drop, act, scratch, r.output.data());
     layer.backward(gemm_weights.data(), params.data(), r.grads.data(), shape, drop, act, scratch, r.dinput.data());
     return r;
@@ -263,6 +263,13 @@ TEST_CASE("encoder_layer::create registers BertLayer's sixteen tensors with Hugg
   CHECK(t.at(p + "output.dense.weight").shape == std::vector<std::int64_t>{8, 32});
   CHECK(t.at(p + "output.LayerNorm.weight").offset == l.ln2_weight);
   CHECK(t.at(p + "output.LayerNorm.bias").offset == l.ln2_bias);
+  using cputrain::nn::parameter_role;
+  for (const char* ln : {"attention.output.LayerNorm.", "output.LayerNorm."}) {
+    CHECK(t.at(p + ln + "weight").role == parameter_role::norm_weight);
+    CHECK(t.at(p + ln + "bias").role == parameter_role::norm_bias);
+  }
+  CHECK(t.at(p + "intermediate.dense.weight").role == parameter_role::weight);
+  CHECK(t.at(p + "intermediate.dense.bias").role == parameter_role::bias);
   CHECK(l.hidden == 8);
   CHECK(l.inter == 32);
   CHECK(l.heads == 2);
@@ -340,7 +347,7 @@ void unfused_forward(const encoder_layer& l, const TW* gw, const float* params, 
                      const float* key_mask, const layer_dropout& drop, layer_activations<A>& act,
                      const layer_scratch& scratch, float* h) {
   using cputrain::nn::compute_into;
-  using cputrain::nn::keep;
+  using cputrain::kernels::keep;
   namespace kn = cputrain::kernels;
   const std::size_t T = shape.tokens(), H = l.hidden, I = l.inter;
   for (auto [lin, kept] : {std::pair{&l.query, act.q}, std::pair{&l.key, act.k}, std::pair{&l.value, act.v}}) {
@@ -350,7 +357,7 @@ void unfused_forward(const encoder_layer& l, const TW* gw, const float* params, 
   }
   float* context = compute_into(act.context, scratch.h_a);
   cputrain::nn::attention_forward(shape, act.q, act.k, act.v, key_mask,
-                                  cputrain::nn::dropout_site{drop.attention_p, drop.seed, drop.attention_stream},
+                                  cputrain::kernels::dropout_draw{drop.attention_p, drop.seed, drop.attention_stream},
                                   act.probs, context);
   keep(context, act.context, T * H);
   float* ln1_in = compute_into(act.ln1_in, scratch.h_b);
@@ -393,7 +400,7 @@ void unfused_backward(const encoder_layer& l, const TW* gw, const float* params,
   kn::dropout_backward(dh, T * H, drop.hidden_p, drop.seed, drop.attention_output_stream, scratch.h_a);
   l.attention_output.backward(gw, grads, act.context, scratch.h_a, T, scratch.h_b);
   cputrain::nn::attention_backward(shape, act.q, act.k, act.v, act.probs,
-                                   cputrain::nn::dropout_site{drop.attention_p, drop.seed, drop.attention_stream},
+                                   cputrain::kernels::dropout_draw{drop.attention_p, drop.seed, drop.attention_stream},
                                    scratch.h_b, scratch.h_a, scratch.h_c, scratch.h_d);
   l.query.backward(gw, grads, act.x, scratch.h_a, T, dh, true);
   l.key.backward(gw, grads, act.x, scratch.h_c, T, dh, true);
@@ -418,7 +425,7 @@ layer_outputs run_layer(bool fused, int threads, const encoder_layer& layer, con
   for (std::size_t i = 0; i < params.size(); ++i) gw[i] = A(params[i]);
   layer_outputs r{input, dout, std::vector<float>(params.size(), 0.25f)};
   tbb::task_arena(threads).execute([&] {
-    cputrain::nn::keep(r.output.data(), b.act.x, input.size());
+    cputrain::kernels::keep(r.output.data(), b.act.x, input.size());
     if (fused) {
       layer.forward(gw.data(), params.data(), shape, mask.data(), drop, b.act, b.scratch, r.output.data());
       layer.backward(gw.data(), params.data(), r.grads.data(), shape, drop, b.act, b.scratch, r.dinput.data());

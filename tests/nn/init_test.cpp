@@ -16,6 +16,7 @@
 namespace init_test {
 
 using cputrain::nn::hf_initialize;
+using cputrain::nn::parameter_role;
 using cputrain::nn::parameter_table;
 using cputrain::nn::standard_normal;
 
@@ -25,18 +26,18 @@ constexpr std::int64_t vocab = 30, hidden = 64;
 
 parameter_table bert_like_table() {
   parameter_table t;
-  t.add("bert.embeddings.word_embeddings.weight", {vocab, hidden});
-  t.add("bert.embeddings.position_embeddings.weight", {16, hidden});
-  t.add("bert.embeddings.token_type_embeddings.weight", {2, hidden});
-  t.add("bert.embeddings.LayerNorm.weight", {hidden});
-  t.add("bert.embeddings.LayerNorm.bias", {hidden});
-  t.add("bert.encoder.layer.0.intermediate.dense.weight", {512, 256});
-  t.add("bert.encoder.layer.0.intermediate.dense.bias", {512});
-  t.add("bert.encoder.layer.0.output.dense.weight", {256, 512});
-  t.add("bert.encoder.layer.0.output.LayerNorm.weight", {hidden + 3});
-  t.add("bert.encoder.layer.0.output.LayerNorm.bias", {hidden + 3});
-  t.add("qa_outputs.weight", {2, hidden});
-  t.add("qa_outputs.bias", {2});
+  t.add("bert.embeddings.word_embeddings.weight", {vocab, hidden}, parameter_role::word_embedding);
+  t.add("bert.embeddings.position_embeddings.weight", {16, hidden}, parameter_role::embedding);
+  t.add("bert.embeddings.token_type_embeddings.weight", {2, hidden}, parameter_role::embedding);
+  t.add("bert.embeddings.LayerNorm.weight", {hidden}, parameter_role::norm_weight);
+  t.add("bert.embeddings.LayerNorm.bias", {hidden}, parameter_role::norm_bias);
+  t.add("bert.encoder.layer.0.intermediate.dense.weight", {512, 256}, parameter_role::weight);
+  t.add("bert.encoder.layer.0.intermediate.dense.bias", {512}, parameter_role::bias);
+  t.add("bert.encoder.layer.0.output.dense.weight", {256, 512}, parameter_role::weight);
+  t.add("bert.encoder.layer.0.output.LayerNorm.weight", {hidden + 3}, parameter_role::norm_weight);
+  t.add("bert.encoder.layer.0.output.LayerNorm.bias", {hidden + 3}, parameter_role::norm_bias);
+  t.add("qa_outputs.weight", {2, hidden}, parameter_role::weight);
+  t.add("qa_outputs.bias", {2}, parameter_role::bias);
   return t;
 }
 
@@ -61,15 +62,37 @@ TEST_CASE("hf_initialize: LayerNorm weight 1, LayerNorm bias 0, biases 0") {
     const auto v = tensor(t, params, p.name);
     INFO(p.name);
     for (float x : v) REQUIRE(std::isfinite(x));  // every element written
-    if (p.name.find("LayerNorm.weight") != std::string::npos) {
+    if (p.role == parameter_role::norm_weight) {
       for (float x : v) REQUIRE(x == 1.0f);
-    } else if (p.name.ends_with(".bias")) {
+    } else if (p.role == parameter_role::bias || p.role == parameter_role::norm_bias) {
       for (float x : v) REQUIRE(x == 0.0f);
     } else {
       std::size_t zeros = 0;
       for (float x : v) zeros += x == 0.0f;
       CHECK(zeros <= static_cast<std::size_t>(hidden));  // at most the padding row
     }
+  }
+}
+
+TEST_CASE("hf_initialize goes by each tensor's role, not its name") {
+  // DistilBERT's names: no "LayerNorm" in the norms, and the word table is found by its role.
+  parameter_table t;
+  t.add("distilbert.embeddings.word_embeddings.weight", {vocab, hidden}, parameter_role::word_embedding);
+  t.add("distilbert.transformer.layer.0.sa_layer_norm.weight", {hidden}, parameter_role::norm_weight);
+  t.add("distilbert.transformer.layer.0.sa_layer_norm.bias", {hidden}, parameter_role::norm_bias);
+  t.add("distilbert.transformer.layer.0.ffn.lin1.weight", {hidden, hidden}, parameter_role::weight);
+  t.add("tokens", {vocab, hidden}, parameter_role::word_embedding);  // any name: still the padding row
+  const auto params = initialized(t, 0.02f, 3, 7, std::numeric_limits<float>::quiet_NaN());
+  for (float x : tensor(t, params, "distilbert.transformer.layer.0.sa_layer_norm.weight")) CHECK(x == 1.0f);
+  for (float x : tensor(t, params, "distilbert.transformer.layer.0.sa_layer_norm.bias")) CHECK(x == 0.0f);
+  std::size_t zeros = 0;
+  for (float x : tensor(t, params, "distilbert.transformer.layer.0.ffn.lin1.weight")) zeros += x == 0.0f;
+  CHECK(zeros == 0);
+  for (const char* table : {"distilbert.embeddings.word_embeddings.weight", "tokens"}) {
+    const auto word = tensor(t, params, table);
+    INFO(table);
+    for (std::int64_t j = 0; j < hidden; ++j) CHECK(word[static_cast<std::size_t>(3 * hidden + j)] == 0.0f);
+    CHECK(word[static_cast<std::size_t>(2 * hidden)] != 0.0f);
   }
 }
 

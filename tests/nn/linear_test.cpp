@@ -39,7 +39,7 @@ struct fixture {
   std::vector<float> params, x, w;  // w: weights of the objective L = sum(w * y)
 
   fixture(std::size_t in, std::size_t out, std::size_t tokens_, unsigned seed) : tokens(tokens_) {
-    table.add("before.weight", {3});  // the layer does not sit at offset 0
+    table.add("before.weight", {3}, cputrain::nn::parameter_role::weight);  // the layer does not sit at offset 0
     layer = linear::create(table, "encoder.dense", in, out);
     std::mt19937 rng(seed);
     params = random_values(table.total_size(), rng);
@@ -82,7 +82,7 @@ double central_difference(V& values, std::size_t i, const auto& objective) {
 
 TEST_CASE("linear::create registers <prefix>.weight of shape (out, in) and <prefix>.bias of shape (out)") {
   parameter_table t;
-  t.add("x", {5});
+  t.add("x", {5}, cputrain::nn::parameter_role::weight);
   const auto l = linear::create(t, "bert.encoder.layer.0.attention.self.query", 6, 4);
   CHECK(l.in == 6);
   CHECK(l.out == 4);
@@ -92,6 +92,8 @@ TEST_CASE("linear::create registers <prefix>.weight of shape (out, in) and <pref
   CHECK(b.shape == std::vector<std::int64_t>{4});
   CHECK(l.weight == w.offset);
   CHECK(l.bias == b.offset);
+  CHECK(w.role == cputrain::nn::parameter_role::weight);
+  CHECK(b.role == cputrain::nn::parameter_role::bias);
   CHECK(w.decay);
   CHECK_FALSE(b.decay);
 }

@@ -1,5 +1,5 @@
 // Tests for include/cputrain/nn/parameters.hpp: 64-byte aligned offsets, sizes and counts, Hugging Face's
-// weight-decay grouping, decay ranges that tile the flat buffer, lookups, and the errors for bad tensors.
+// weight-decay grouping by role, decay ranges that tile the flat buffer, lookups, and the errors for bad tensors.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -14,16 +14,19 @@ namespace parameters_test {
 
 using cputrain::usage_error;
 using cputrain::nn::hf_decays;
+using cputrain::nn::parameter_role;
 using cputrain::nn::parameter_table;
+
+constexpr parameter_role weight = parameter_role::weight;
 
 TEST_CASE("parameter_table puts every tensor on a 16-float boundary, padding after each") {
   parameter_table t;
   CHECK(parameter_table::alignment_floats == 16);
-  CHECK(t.add("a.weight", {1}) == 0);
-  CHECK(t.add("b.weight", {17}) == 16);      // 1 float + 15 padding
-  CHECK(t.add("c.weight", {16}) == 48);      // 17 -> 32
-  CHECK(t.add("d.weight", {5, 3}) == 64);    // exactly 16: no padding
-  CHECK(t.add("e.weight", {2, 3, 4}) == 80);  // 15 -> 16
+  CHECK(t.add("a.weight", {1}, weight) == 0);
+  CHECK(t.add("b.weight", {17}, weight) == 16);       // 1 float + 15 padding
+  CHECK(t.add("c.weight", {16}, weight) == 48);       // 17 -> 32
+  CHECK(t.add("d.weight", {5, 3}, weight) == 64);     // exactly 16: no padding
+  CHECK(t.add("e.weight", {2, 3, 4}, weight) == 80);  // 15 -> 16
   CHECK(t.total_size() == 80 + 32);
   CHECK(t.parameter_count() == 1 + 17 + 16 + 15 + 24);
   const auto& e = t.entries();
@@ -35,27 +38,48 @@ TEST_CASE("parameter_table puts every tensor on a 16-float boundary, padding aft
   CHECK(e[4].size == 24);
 }
 
-TEST_CASE("hf_decays: no weight decay for names containing \"bias\" or \"LayerNorm\"") {
-  CHECK(hf_decays("bert.encoder.layer.0.attention.self.query.weight"));
-  CHECK(hf_decays("bert.embeddings.word_embeddings.weight"));
-  CHECK(hf_decays("qa_outputs.weight"));
-  CHECK_FALSE(hf_decays("bert.encoder.layer.0.attention.self.query.bias"));
-  CHECK_FALSE(hf_decays("qa_outputs.bias"));
-  CHECK_FALSE(hf_decays("bert.embeddings.LayerNorm.weight"));
-  CHECK_FALSE(hf_decays("bert.encoder.layer.3.output.LayerNorm.bias"));
-  CHECK_FALSE(hf_decays("x.bias_scale"));  // a substring, as the Trainer's `"bias" not in name`
-  CHECK(hf_decays("layernorm.weight"));    // case matters: HF's BERT names are "LayerNorm"
+TEST_CASE("hf_decays: weights and embedding tables decay, biases and every norm parameter do not") {
+  CHECK(hf_decays(parameter_role::weight));
+  CHECK(hf_decays(parameter_role::embedding));
+  CHECK(hf_decays(parameter_role::word_embedding));
+  CHECK_FALSE(hf_decays(parameter_role::bias));
+  CHECK_FALSE(hf_decays(parameter_role::norm_weight));
+  CHECK_FALSE(hf_decays(parameter_role::norm_bias));
+}
+
+TEST_CASE("parameter_table decides decay by the role a tensor was registered with, not by its name") {
+  parameter_table t;
+  // DistilBERT's and ELECTRA's names: no "LayerNorm" in them, yet LayerNorm modules (not decayed, as HF's Trainer
+  // groups by module type); a weight whose name happens to hold "bias" is still a Linear's weight.
+  t.add("distilbert.transformer.layer.0.sa_layer_norm.weight", {8}, parameter_role::norm_weight);
+  t.add("distilbert.transformer.layer.0.output_layer_norm.bias", {8}, parameter_role::norm_bias);
+  t.add("electra.embeddings_project.weight", {8, 4}, parameter_role::weight);
+  t.add("cls.predictions.bias", {10}, parameter_role::bias);
+  t.add("distilbert.embeddings.word_embeddings.weight", {10, 8}, parameter_role::word_embedding);
+  const auto& e = t.entries();
+  REQUIRE(e.size() == 5);
+  CHECK_FALSE(e[0].decay);
+  CHECK_FALSE(e[1].decay);
+  CHECK(e[2].decay);
+  CHECK_FALSE(e[3].decay);
+  CHECK(e[4].decay);
+  CHECK(e[0].role == parameter_role::norm_weight);
+  CHECK(e[4].role == parameter_role::word_embedding);
+  REQUIRE(t.first_of(parameter_role::word_embedding) != nullptr);
+  CHECK(t.first_of(parameter_role::word_embedding)->name == "distilbert.embeddings.word_embeddings.weight");
+  CHECK(t.first_of(parameter_role::bias) == &e[3]);
+  CHECK(t.first_of(parameter_role::embedding) == nullptr);
 }
 
 TEST_CASE("parameter_table records the decay flag of every tensor and ranges() tiles the buffer") {
   parameter_table t;
-  t.add("bert.embeddings.word_embeddings.weight", {10, 8});
-  t.add("bert.embeddings.LayerNorm.weight", {8});
-  t.add("bert.embeddings.LayerNorm.bias", {8});
-  t.add("bert.encoder.layer.0.attention.self.query.weight", {8, 8});
-  t.add("bert.encoder.layer.0.attention.self.query.bias", {8});
-  t.add("qa_outputs.weight", {2, 8});
-  t.add("qa_outputs.bias", {2});
+  t.add("bert.embeddings.word_embeddings.weight", {10, 8}, parameter_role::word_embedding);
+  t.add("bert.embeddings.LayerNorm.weight", {8}, parameter_role::norm_weight);
+  t.add("bert.embeddings.LayerNorm.bias", {8}, parameter_role::norm_bias);
+  t.add("bert.encoder.layer.0.attention.self.query.weight", {8, 8}, weight);
+  t.add("bert.encoder.layer.0.attention.self.query.bias", {8}, parameter_role::bias);
+  t.add("qa_outputs.weight", {2, 8}, weight);
+  t.add("qa_outputs.bias", {2}, parameter_role::bias);
   const std::vector<bool> decays{true, false, false, true, false, true, false};
   const auto& e = t.entries();
   REQUIRE(e.size() == decays.size());
@@ -81,8 +105,8 @@ TEST_CASE("parameter_table records the decay flag of every tensor and ranges() t
 
 TEST_CASE("parameter_table find and at") {
   parameter_table t;
-  t.add("a.weight", {3, 4});
-  t.add("a.bias", {3});
+  t.add("a.weight", {3, 4}, weight);
+  t.add("a.bias", {3}, parameter_role::bias);
   REQUIRE(t.find("a.bias") != nullptr);
   CHECK(t.find("a.bias")->offset == 16);
   CHECK(t.find("a.bias")->size == 3);
@@ -94,17 +118,17 @@ TEST_CASE("parameter_table find and at") {
 
 TEST_CASE("parameter_table rejects duplicate names and non-positive dimensions, and stays unchanged") {
   parameter_table t;
-  t.add("a.weight", {3, 4});
-  CHECK_THROWS_AS(t.add("a.weight", {3, 4}), usage_error);
-  CHECK_THROWS_WITH(t.add("a.weight", {1}), Catch::Contains("a.weight"));
-  CHECK_THROWS_AS(t.add("b.weight", {3, 0}), usage_error);
-  CHECK_THROWS_AS(t.add("c.weight", {-1}), usage_error);
-  CHECK_THROWS_AS(t.add("d.weight", {0}), usage_error);
+  t.add("a.weight", {3, 4}, weight);
+  CHECK_THROWS_AS(t.add("a.weight", {3, 4}, weight), usage_error);
+  CHECK_THROWS_WITH(t.add("a.weight", {1}, weight), Catch::Contains("a.weight"));
+  CHECK_THROWS_AS(t.add("b.weight", {3, 0}, weight), usage_error);
+  CHECK_THROWS_AS(t.add("c.weight", {-1}, weight), usage_error);
+  CHECK_THROWS_AS(t.add("d.weight", {0}, weight), usage_error);
   CHECK(t.entries().size() == 1);
   CHECK(t.total_size() == 16);
   CHECK(t.find("b.weight") == nullptr);
   // The rejected names are still free.
-  CHECK(t.add("b.weight", {3, 1}) == 16);
+  CHECK(t.add("b.weight", {3, 1}, weight) == 16);
 }
 
 }  // namespace parameters_test

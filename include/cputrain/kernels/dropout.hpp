@@ -34,6 +34,14 @@ namespace cputrain::kernels {
 /// What a kept element is multiplied by: 1 / (1 - p), as torch's dropout scales.
 [[nodiscard]] inline float dropout_scale(float p) noexcept { return 1.0f / (1.0f - p); }
 
+/// Where a dropout site draws: probability p, counter stream `stream` of `seed`. Over a [rows, cols] tensor,
+/// element r * cols + j for row r, column j, as dropout_forward over the whole tensor.
+struct dropout_draw {
+  float p = 0.0f;
+  std::uint64_t seed = 0, stream = 0;
+  [[nodiscard]] bool active() const { return p > 0.0f; }
+};
+
 /// The per-element bits of dropout for one (seed, stream). The 64-bit keys come from counter_random once;
 /// each element then costs two rounds of a 32-bit multiply-xorshift hash, which compilers vectorise (AVX2
 /// multiplies 32-bit lanes; 64-bit lanes need AVX-512DQ), so masks cost a few instructions per element.

@@ -17,13 +17,14 @@
 
 namespace cputrain::kernels {
 
-/// kept[0..n) = src as the activation type: a copy (none when src is kept itself) or a bf16 rounding.
+/// kept[0..n) = src as the activation type, for backward: a copy (none when src is kept itself) or a bf16
+/// rounding (a row on this thread; a whole tensor in parallel, as to_bf16 decides by size).
 template <class A>
-void keep_row(const float* src, A* kept, std::size_t n) {
+void keep(const float* src, A* kept, std::size_t n) {
   if constexpr (std::is_same_v<A, float>) {
     if (src != kept) std::copy(src, src + n, kept);
   } else {
-    cputrain::to_bf16(std::span<const float>(src, n), std::span<A>(kept, n));  // a row or less: on this thread
+    cputrain::to_bf16(std::span<const float>(src, n), std::span<A>(kept, n));
   }
 }
 
@@ -42,7 +43,7 @@ void bias_keep(const float* bias, std::size_t rows, std::size_t cols, const floa
         float* out = buffer;
         if constexpr (std::is_same_v<A, float>) out = kept + at;
         for (std::size_t j = 0; j < len; ++j) out[j] = y[at + j] + bias[c + j];
-        keep_row(out, kept + at, len);
+        keep(out, kept + at, len);
       }
     }
   });
@@ -64,20 +65,13 @@ void bias_gelu_keep(const float* bias, std::size_t rows, std::size_t cols, const
           out = out_kept + at;
         }
         for (std::size_t j = 0; j < len; ++j) in[j] = y[at + j] + bias[c + j];
-        keep_row(in, in_kept + at, len);
+        keep(in, in_kept + at, len);
         gelu_forward_run(in, len, out);
-        keep_row(out, out_kept + at, len);
+        keep(out, out_kept + at, len);
       }
     }
   });
 }
-
-/// Where a post-product dropout draws: probability p, stream of `seed`; element r * cols + j for row r, column j,
-/// as dropout_forward over the whole tensor.
-struct dropout_draw {
-  float p = 0.0f;
-  std::uint64_t seed = 0, stream = 0;
-};
 
 /// z_kept: [rows, cols] = dropout(z + bias) + h; then h = LayerNorm(that) with gamma, beta (writing mean, rstd:
 /// [rows]), kept as h_kept unless it is null. z is read only, unless it is z_kept itself; h is the residual on
@@ -100,9 +94,9 @@ void bias_dropout_residual_layer_norm(const float* bias, const dropout_draw& dro
         for (std::size_t j = 0; j < len; ++j) biased[j] = z[at + j] + bias[c + j];
         dropout_add(mask, at, len, drop.p, biased, hr + c, sum + c);
       }
-      keep_row(sum, z_kept + r * cols, cols);
+      keep(sum, z_kept + r * cols, cols);
       layer_norm_forward_row(sum, gamma, beta, eps, cols, hr, mean[r], rstd[r]);
-      if (h_kept != nullptr) keep_row(hr, h_kept + r * cols, cols);
+      if (h_kept != nullptr) keep(hr, h_kept + r * cols, cols);
     }
   });
 }

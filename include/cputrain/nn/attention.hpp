@@ -33,13 +33,6 @@ struct attention_shape {
   [[nodiscard]] std::size_t probs_size() const { return groups() * seq * seq; }
 };
 
-/// Dropout of the attention probabilities: the probability and where its counter stream is.
-struct dropout_site {
-  float p = 0.0f;
-  std::uint64_t seed = 0;
-  std::uint64_t stream = 0;
-  [[nodiscard]] bool active() const { return p > 0.0f; }
-};
 
 namespace detail {
 using aligned_floats = std::vector<float, alloc::allocator<float, alloc::standard>>;
@@ -89,7 +82,7 @@ const T* context_gradient_operand(const float* dcontext, std::size_t size) {
 /// seq] written (as kept for backward); context: [tokens, hidden] written.
 template <class TA, class TP>
 void attention_forward(const attention_shape& s, const TA* q, const TA* k, const TA* v, const float* key_mask,
-                       const dropout_site& dropout, TP* probs, float* context) {
+                       const kernels::dropout_draw& dropout, TP* probs, float* context) {
   using kernels::gemm;
   using kernels::gemm_threads;
   using kernels::transpose;
@@ -135,7 +128,7 @@ void attention_forward(const attention_shape& s, const TA* q, const TA* k, const
 /// dcontext: [tokens, hidden]; dq, dk, dv: [tokens, hidden] written.
 template <class TA, class TP>
 void attention_backward(const attention_shape& s, const TA* q, const TA* k, const TA* v, const TP* probs,
-                        const dropout_site& dropout, const float* dcontext, float* dq, float* dk, float* dv) {
+                        const kernels::dropout_draw& dropout, const float* dcontext, float* dq, float* dk, float* dv) {
   using kernels::gemm;
   using kernels::gemm_threads;
   using kernels::transpose;

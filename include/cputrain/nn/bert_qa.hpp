@@ -15,6 +15,7 @@
 
 #include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/kernels/dropout.hpp"
+#include "cputrain/kernels/fused.hpp"
 #include "cputrain/kernels/softmax.hpp"
 #include "cputrain/nn/bert_config.hpp"
 #include "cputrain/nn/embeddings.hpp"
@@ -193,14 +194,14 @@ float bert_qa<Policy>::forward(const qa_batch& batch, const forward_options& opt
   float* emb_sum = compute_into(emb_sum_.data(), scratch_h_[0].data());
   embeddings_.forward(params_.data(), batch.input_ids.data(), batch.token_type_ids.data(), batch.batch, batch.seq,
                       emb_sum, h, emb_mean_.data(), emb_rstd_.data());
-  keep(emb_sum, emb_sum_.data(), T * H);
+  kernels::keep(emb_sum, emb_sum_.data(), T * H);
   kernels::dropout_forward(h, T * H, hidden_dropout(), options.seed, stream(0), h);
 
   for (std::size_t l = 0; l < layers_.size(); ++l) {
-    keep(h, acts_[l].x, T * H);
+    kernels::keep(h, acts_[l].x, T * H);
     layers_[l].forward(gemm_weights(), params_.data(), shape, key_mask_.data(), layer_drop(l), acts_[l], scratch(), h);
   }
-  keep(h, final_hidden_.data(), T * H);
+  kernels::keep(h, final_hidden_.data(), T * H);
   qa_outputs_.forward(gemm_weights(), params_.data(), final_hidden_.data(), T, logits_.data());
   if (!batch.has_labels()) return std::numeric_limits<float>::quiet_NaN();
   return qa_loss(logits_.data(), batch.start_positions.data(), batch.end_positions.data(), batch.batch, batch.seq,

@@ -30,11 +30,14 @@ struct embeddings {
     e.pad_token_id = pad_token_id;
     e.eps = eps;
     const auto h = static_cast<std::int64_t>(hidden);
-    e.word = table.add("bert.embeddings.word_embeddings.weight", {static_cast<std::int64_t>(vocab), h});
-    e.position = table.add("bert.embeddings.position_embeddings.weight", {static_cast<std::int64_t>(positions), h});
-    e.token_type = table.add("bert.embeddings.token_type_embeddings.weight", {static_cast<std::int64_t>(types), h});
-    e.ln_weight = table.add("bert.embeddings.LayerNorm.weight", {h});
-    e.ln_bias = table.add("bert.embeddings.LayerNorm.bias", {h});
+    e.word = table.add("bert.embeddings.word_embeddings.weight", {static_cast<std::int64_t>(vocab), h},
+                       parameter_role::word_embedding);
+    e.position = table.add("bert.embeddings.position_embeddings.weight", {static_cast<std::int64_t>(positions), h},
+                           parameter_role::embedding);
+    e.token_type = table.add("bert.embeddings.token_type_embeddings.weight", {static_cast<std::int64_t>(types), h},
+                             parameter_role::embedding);
+    e.ln_weight = table.add("bert.embeddings.LayerNorm.weight", {h}, parameter_role::norm_weight);
+    e.ln_bias = table.add("bert.embeddings.LayerNorm.bias", {h}, parameter_role::norm_bias);
     return e;
   }
 

@@ -60,16 +60,6 @@ struct layer_dropout {
   std::uint64_t attention_stream = 0, attention_output_stream = 0, output_stream = 0;
 };
 
-/// Stores a float tensor as the activation type: a no-op when A is float and the tensor was computed in place.
-template <class A>
-void keep(const float* computed, A* kept, std::size_t n) {
-  if constexpr (std::is_same_v<A, float>) {
-    if (computed != kept) std::copy(computed, computed + n, kept);
-  } else {
-    cputrain::to_bf16(std::span<const float>(computed, n), std::span<A>(kept, n));
-  }
-}
-
 /// Where a float result should be computed: straight into the kept tensor when A is float, else into scratch.
 template <class A>
 float* compute_into(A* kept, float* scratch) {
@@ -100,12 +90,16 @@ struct encoder_layer {
     l.key = linear::create(table, p + "attention.self.key", hidden, hidden);
     l.value = linear::create(table, p + "attention.self.value", hidden, hidden);
     l.attention_output = linear::create(table, p + "attention.output.dense", hidden, hidden);
-    l.ln1_weight = table.add(p + "attention.output.LayerNorm.weight", {static_cast<std::int64_t>(hidden)});
-    l.ln1_bias = table.add(p + "attention.output.LayerNorm.bias", {static_cast<std::int64_t>(hidden)});
+    l.ln1_weight = table.add(p + "attention.output.LayerNorm.weight", {static_cast<std::int64_t>(hidden)},
+                             parameter_role::norm_weight);
+    l.ln1_bias = table.add(p + "attention.output.LayerNorm.bias", {static_cast<std::int64_t>(hidden)},
+                           parameter_role::norm_bias);
     l.intermediate = linear::create(table, p + "intermediate.dense", hidden, intermediate_size);
     l.output = linear::create(table, p + "output.dense", intermediate_size, hidden);
-    l.ln2_weight = table.add(p + "output.LayerNorm.weight", {static_cast<std::int64_t>(hidden)});
-    l.ln2_bias = table.add(p + "output.LayerNorm.bias", {static_cast<std::int64_t>(hidden)});
+    l.ln2_weight = table.add(p + "output.LayerNorm.weight", {static_cast<std::int64_t>(hidden)},
+                             parameter_role::norm_weight);
+    l.ln2_bias = table.add(p + "output.LayerNorm.bias", {static_cast<std::int64_t>(hidden)},
+                           parameter_role::norm_bias);
     return l;
   }
 
@@ -122,9 +116,9 @@ struct encoder_layer {
     }
 
     float* context = compute_into(act.context, scratch.h_a);
-    attention_forward(shape, act.q, act.k, act.v, key_mask, dropout_site{drop.attention_p, drop.seed, drop.attention_stream},
+    attention_forward(shape, act.q, act.k, act.v, key_mask, kernels::dropout_draw{drop.attention_p, drop.seed, drop.attention_stream},
                       act.probs, context);
-    keep(context, act.context, T * H);
+    kernels::keep(context, act.context, T * H);
 
     // h1 = LayerNorm(dropout(dense(context)) + x)
     float* ln1_in = compute_into(act.ln1_in, scratch.h_b);
@@ -179,7 +173,7 @@ struct encoder_layer {
     float* dk = scratch.h_c;
     float* dv = scratch.h_d;
     attention_backward(shape, act.q, act.k, act.v, act.probs,
-                       dropout_site{drop.attention_p, drop.seed, drop.attention_stream}, d_context, dq, dk, dv);
+                       kernels::dropout_draw{drop.attention_p, drop.seed, drop.attention_stream}, d_context, dq, dk, dv);
     // d x = residual (dh) + the three projections' input gradients
     query.backward(gemm_weights, grads, act.x, dq, T, dh, true);
     key.backward(gemm_weights, grads, act.x, dk, T, dh, true);
@@ -192,30 +186,6 @@ struct encoder_layer {
   static void product(const TW* gemm_weights, const linear& l, const TX* x, std::size_t T, float* y) {
     kernels::gemm(kernels::transpose::no, kernels::transpose::yes, T, l.out, l.in, 1.0f, x, l.in,
                   gemm_weights + l.weight, l.in, 0.0f, y, l.out);
-  }
-
-  /// z = dropout(z + dense.bias) + h, kept as z_kept; then h = LayerNorm(z), also kept as h_kept unless null.
-  /// z, h: [T, H]; mean, rstd: [T]. One pass over the rows; dropout draws element r * H + j for row r, column j,
-  /// as dropout_forward over the whole tensor does.
-  template <class A>
-  void residual_layer_norm(const float* params, const linear& dense, std::size_t gamma, std::size_t beta,
-                           const layer_dropout& drop, std::uint64_t stream, std::size_t T, float* z, A* z_kept,
-                           float* h, float* mean, float* rstd, A* h_kept) const {
-    const std::size_t H = hidden;
-    kernels::check_dropout_probability(drop.hidden_p);
-    const kernels::dropout_stream mask(drop.seed, stream);
-    const float* bias = params + dense.bias;
-    kernels::for_row_blocks(T, kernels::rows_per_block(H), [&](std::size_t first, std::size_t end) {
-      for (std::size_t r = first; r < end; ++r) {
-        float* zr = z + r * H;
-        float* hr = h + r * H;
-        for (std::size_t j = 0; j < H; ++j) zr[j] += bias[j];
-        kernels::dropout_add(mask, r * H, H, drop.hidden_p, zr, hr, zr);
-        keep(zr, z_kept + r * H, H);
-        kernels::layer_norm_forward_row(zr, params + gamma, params + beta, eps, H, hr, mean[r], rstd[r]);
-        if (h_kept != nullptr) keep(hr, h_kept + r * H, H);
-      }
-    });
   }
 };
 

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
-#include <string_view>
 
 #include "cputrain/kernels/dropout.hpp"
 #include "cputrain/nn/parameters.hpp"
@@ -22,26 +21,30 @@ namespace cputrain::nn {
   return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586476925 * u2));
 }
 
-/// Fills `params` (laid out by `table`) as Hugging Face initialises a BERT model.
+/// Fills `params` (laid out by `table`) as Hugging Face initialises a BERT model, each tensor by its role.
 inline void hf_initialize(const parameter_table& table, std::span<float> params, float initializer_range,
                           std::int64_t pad_token_id, std::uint64_t seed) {
   std::uint64_t stream = 0;
   for (const auto& p : table.entries()) {
     float* w = params.data() + p.offset;
-    const std::string_view name = p.name;
-    const bool is_layer_norm = name.find("LayerNorm") != std::string_view::npos;
-    const bool is_bias = name.ends_with(".bias");
-    if (is_layer_norm && name.ends_with(".weight")) {
-      for (std::size_t i = 0; i < p.size; ++i) w[i] = 1.0f;
-    } else if (is_bias) {
-      for (std::size_t i = 0; i < p.size; ++i) w[i] = 0.0f;
-    } else {
-      for (std::size_t i = 0; i < p.size; ++i) w[i] = initializer_range * standard_normal(seed, stream, i);
-      if (name.ends_with("word_embeddings.weight") && pad_token_id >= 0 && p.shape.size() == 2 &&
-          pad_token_id < p.shape[0]) {
-        const auto width = static_cast<std::size_t>(p.shape[1]);
-        for (std::size_t j = 0; j < width; ++j) w[static_cast<std::size_t>(pad_token_id) * width + j] = 0.0f;
-      }
+    switch (p.role) {
+      case parameter_role::norm_weight:
+        for (std::size_t i = 0; i < p.size; ++i) w[i] = 1.0f;
+        break;
+      case parameter_role::bias:
+      case parameter_role::norm_bias:
+        for (std::size_t i = 0; i < p.size; ++i) w[i] = 0.0f;
+        break;
+      case parameter_role::weight:
+      case parameter_role::embedding:
+      case parameter_role::word_embedding:
+        for (std::size_t i = 0; i < p.size; ++i) w[i] = initializer_range * standard_normal(seed, stream, i);
+        if (p.role == parameter_role::word_embedding && pad_token_id >= 0 && p.shape.size() == 2 &&
+            pad_token_id < p.shape[0]) {
+          const auto width = static_cast<std::size_t>(p.shape[1]);
+          for (std::size_t j = 0; j < width; ++j) w[static_cast<std::size_t>(pad_token_id) * width + j] = 0.0f;
+        }
+        break;
     }
     ++stream;
   }

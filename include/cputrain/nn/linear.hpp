@@ -40,8 +40,9 @@ struct linear {
     linear l;
     l.in = in;
     l.out = out;
-    l.weight = table.add(prefix + ".weight", {static_cast<std::int64_t>(out), static_cast<std::int64_t>(in)});
-    l.bias = table.add(prefix + ".bias", {static_cast<std::int64_t>(out)});
+    l.weight = table.add(prefix + ".weight", {static_cast<std::int64_t>(out), static_cast<std::int64_t>(in)},
+                         parameter_role::weight);
+    l.bias = table.add(prefix + ".bias", {static_cast<std::int64_t>(out)}, parameter_role::bias);
     return l;
   }
 

@@ -15,25 +15,45 @@
 
 namespace cputrain::nn {
 
+/// What a tensor is to the model, said where the layer registers it rather than read back from its name:
+/// architectures name the same thing differently (BERT's `LayerNorm`, DistilBERT's `sa_layer_norm`), and Hugging
+/// Face initialises and decays by the module a parameter belongs to.
+enum class parameter_role {
+  /// A Linear's weight: normal(0, initializer_range), decayed.
+  weight,
+  /// A Linear's bias, or a head's free bias: zero, not decayed.
+  bias,
+  /// A LayerNorm's weight: one, not decayed.
+  norm_weight,
+  /// A LayerNorm's bias: zero, not decayed.
+  norm_bias,
+  /// An Embedding table (positions, token types): normal, decayed.
+  embedding,
+  /// The token table: normal with the padding row zero, decayed; its gradient is row-sparse.
+  word_embedding,
+};
+
+/// Hugging Face Trainer's grouping: no weight decay for any LayerNorm module's parameters nor for any bias.
+[[nodiscard]] constexpr bool hf_decays(parameter_role role) noexcept {
+  return role == parameter_role::weight || role == parameter_role::embedding ||
+         role == parameter_role::word_embedding;
+}
+
 struct parameter_info {
   std::string name;
   std::vector<std::int64_t> shape;
   std::size_t offset = 0;  // in floats, into the flat buffers
   std::size_t size = 0;    // elements (product of shape)
-  bool decay = true;       // weight decay applies (Hugging Face Trainer: not to biases and LayerNorm weights)
+  parameter_role role = parameter_role::weight;
+  bool decay = true;  // weight decay applies: hf_decays(role)
 };
-
-/// Hugging Face Trainer's grouping: biases and every LayerNorm parameter get no weight decay.
-[[nodiscard]] inline bool hf_decays(std::string_view name) {
-  return name.find("bias") == std::string_view::npos && name.find("LayerNorm") == std::string_view::npos;
-}
 
 class parameter_table {
  public:
   static constexpr std::size_t alignment_floats = 16;
 
   /// Appends a tensor and returns its offset. Names are unique; every dimension is positive.
-  std::size_t add(std::string name, std::vector<std::int64_t> shape) {
+  std::size_t add(std::string name, std::vector<std::int64_t> shape, parameter_role role) {
     if (index_.contains(name)) throw usage_error("parameter_table: tensor \"" + name + "\" added twice");
     std::size_t size = 1;
     for (auto d : shape) {
@@ -41,7 +61,8 @@ class parameter_table {
       size *= static_cast<std::size_t>(d);
     }
     parameter_info info;
-    info.decay = hf_decays(name);
+    info.role = role;
+    info.decay = hf_decays(role);
     info.name = std::move(name);
     info.shape = std::move(shape);
     info.offset = total_;
@@ -65,6 +86,13 @@ class parameter_table {
   [[nodiscard]] const parameter_info* find(std::string_view name) const {
     const auto it = index_.find(std::string(name));
     return it == index_.end() ? nullptr : &entries_[it->second];
+  }
+  /// The first tensor registered with `role`, or nullptr.
+  [[nodiscard]] const parameter_info* first_of(parameter_role role) const {
+    for (const auto& e : entries_) {
+      if (e.role == role) return &e;
+    }
+    return nullptr;
   }
   [[nodiscard]] const parameter_info& at(std::string_view name) const {
     const auto* info = find(name);

@@ -295,7 +295,7 @@ class qa_trainer {
   // finished last) by the rows the step used, unless the options say otherwise.
   void attach_reducers(run_state& run) {
     const auto& entries = model_.table().entries();
-    const nn::parameter_info* word = model_.table().find("bert.embeddings.word_embeddings.weight");
+    const nn::parameter_info* word = model_.table().first_of(nn::parameter_role::word_embedding);
     const bool sparse_words = world() > 1 && args_.sparse_embedding_gradients && word != nullptr &&
                               word->offset == 0 && entries.size() > 1 && word->shape.size() == 2;
     run.dense_begin = sparse_words ? entries[1].offset : 0;
