@@ -1,4 +1,4 @@
-// Tests for include/cputrain/core/json_message.hpp: hostile text shown in messages is quoted, keeps valid UTF-8
+// Tests for include/cputrain/io/json_message.hpp: hostile text shown in messages is quoted, keeps valid UTF-8
 // when cut, and is cut at all when long.
 #include <catch2/catch.hpp>
 
@@ -6,14 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cputrain/core/json_message.hpp"
+#include "cputrain/io/json_message.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
 namespace json_message_test {
 
-using cputrain::json_text_for_message;
-using cputrain::quote_for_message;
-using cputrain::utf8_prefix;
+using cputrain::io::json_text_for_message;
+using cputrain::io::quote_for_message;
+using cputrain::io::utf8_prefix;
 
 namespace {
 

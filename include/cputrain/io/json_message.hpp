@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace cputrain {
+namespace cputrain::io {
 
 /// The first `max_bytes` of valid UTF-8 text `s`, cut back to a character boundary.
 [[nodiscard]] inline std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) noexcept {
@@ -39,4 +39,4 @@ template <class Json>
   return out;
 }
 
-}  // namespace cputrain
+}  // namespace cputrain::io
