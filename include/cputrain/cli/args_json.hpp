@@ -19,7 +19,7 @@
 #include "cputrain/cli/flag_values.hpp"
 #include "cputrain/cli/training_args.hpp"
 #include "cputrain/core/error.hpp"
-#include "cputrain/io/json_message.hpp"
+#include "cputrain/core/json_message.hpp"
 
 namespace cputrain::cli {
 
@@ -44,7 +44,7 @@ inline std::string json_value_text(const nlohmann::ordered_json& value) {
     return std::string(value.is_array() ? "a list" : "an object") + " nested more than " +
            std::to_string(max_shown_nesting) + " levels deep";
   }
-  return io::json_text_for_message(value);
+  return json_text_for_message(value);
 }
 
 /// usage_error "<source>: \"key\" is <value>, but must be <wanted>".

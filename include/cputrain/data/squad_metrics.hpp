@@ -19,10 +19,10 @@
 #include <utf8proc.h>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/json_message.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/python_text.hpp"
 #include "cputrain/data/squad_example.hpp"
-#include "cputrain/io/json_message.hpp"
 #include "cputrain/text/utf8.hpp"
 
 namespace cputrain::data {
@@ -239,7 +239,7 @@ struct py_number {
   return {token_f1(num_same, prediction.size(), gold.size()), false};
 }
 
-[[nodiscard]] inline std::string quote_id(const std::string& id) { return io::quote_for_message(id); }
+[[nodiscard]] inline std::string quote_id(const std::string& id) { return quote_for_message<nlohmann::json>(id); }
 
 }  // namespace detail
 

@@ -19,11 +19,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/core/json_message.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/data/python_text.hpp"
 #include "cputrain/data/squad_example.hpp"
-#include "cputrain/io/json_message.hpp"
 #include "cputrain/io/read_file.hpp"
 #include "cputrain/text/utf8.hpp"
 
@@ -65,12 +65,12 @@ namespace detail {
 
 /// A string as a JSON literal for a message: quoted, control characters escaped, cut after about 60 bytes, so a
 /// hostile id cannot make a message ambiguous or enormous.
-[[nodiscard]] inline std::string squad_quote(std::string_view s) { return io::quote_for_message(s, 60); }
+[[nodiscard]] inline std::string squad_quote(std::string_view s) { return quote_for_message<nlohmann::json>(s, 60); }
 
 /// What a JSON value is, for "is X, not Y" messages, with the value when it is short enough to help.
 [[nodiscard]] inline std::string squad_kind(const nlohmann::json& v) {
   using value_t = nlohmann::json::value_t;
-  const auto shown = [&] { return " (" + io::json_text_for_message(v, 63) + ")"; };
+  const auto shown = [&] { return " (" + json_text_for_message(v, 63) + ")"; };
   switch (v.type()) {
     case value_t::null: return "null";
     case value_t::boolean: return v.get<bool>() ? "true" : "false";

@@ -15,11 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/json_message.hpp"
 #include "cputrain/core/json_nesting.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"
-#include "cputrain/io/json_message.hpp"
 #include "cputrain/io/read_file.hpp"
 #include "cputrain/nn/bert_config.hpp"
 

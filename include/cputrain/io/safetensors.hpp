@@ -31,9 +31,9 @@
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/json_message.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"
-#include "cputrain/io/json_message.hpp"
 #include "cputrain/io/tensor_checksum.hpp"
 
 namespace cputrain::io {
@@ -104,7 +104,7 @@ struct expected_tensor {
 
 namespace detail {
 
-using cputrain::io::quote_for_message;
+inline std::string quote_for_message(std::string_view s) { return cputrain::quote_for_message<nlohmann::json>(s); }
 
 template <class Int>
 std::string shape_text(std::span<const Int> shape) {

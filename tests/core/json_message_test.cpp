@@ -1,4 +1,4 @@
-// Tests for include/cputrain/io/json_message.hpp: hostile text shown in messages is quoted, keeps valid UTF-8
+// Tests for include/cputrain/core/json_message.hpp: hostile text shown in messages is quoted, keeps valid UTF-8
 // when cut, and is cut at all when long.
 #include <catch2/catch.hpp>
 
@@ -6,14 +6,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cputrain/io/json_message.hpp"
+#include "cputrain/core/json_message.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
 namespace json_message_test {
 
-using cputrain::io::json_text_for_message;
-using cputrain::io::quote_for_message;
-using cputrain::io::utf8_prefix;
+using cputrain::json_text_for_message;
+using cputrain::quote_for_message;
+using cputrain::utf8_prefix;
+using json = nlohmann::json;
 
 namespace {
 
@@ -57,12 +58,12 @@ TEST_CASE("json_text_for_message cuts a long value at a character, with ..., and
 }
 
 TEST_CASE("quote_for_message escapes quotes and control characters and replaces invalid UTF-8") {
-  CHECK(quote_for_message("plain") == "\"plain\"");
-  CHECK(quote_for_message("a\"b\nc") == "\"a\\\"b\\nc\"");
-  CHECK(quote_for_message(std::string("x\xff" "y")) == "\"x\xef\xbf\xbdy\"");  // U+FFFD, no throw
-  CHECK(quote_for_message(std::string(100, 'q')).size() == 102);             // no limit unless asked
-  CHECK(quote_for_message("\xc3\xa9\xc3\xa9", 3) == "\"\xc3\xa9\"...");     // cut at a character, then ...
-  CHECK(quote_for_message("abc", 3) == "\"abc\"");
+  CHECK(quote_for_message<json>("plain") == "\"plain\"");
+  CHECK(quote_for_message<json>("a\"b\nc") == "\"a\\\"b\\nc\"");
+  CHECK(quote_for_message<json>(std::string("x\xff" "y")) == "\"x\xef\xbf\xbdy\"");  // U+FFFD, no throw
+  CHECK(quote_for_message<json>(std::string(100, 'q')).size() == 102);             // no limit unless asked
+  CHECK(quote_for_message<json>("\xc3\xa9\xc3\xa9", 3) == "\"\xc3\xa9\"...");     // cut at a character, then ...
+  CHECK(quote_for_message<json>("abc", 3) == "\"abc\"");
 }
 
 }  // namespace json_message_test
