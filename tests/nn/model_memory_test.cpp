@@ -150,6 +150,18 @@ TEST_CASE("the activations of a batch x seq forward are what bert_qa keeps for b
   }
 }
 
+TEST_CASE("the bill names the field that makes the parameters big: layers, or whichever embedding table") {
+  bert_config c = small(2, 64, 4, 256, 1000);
+  CHECK(ct::nn::parameter_cause(c) == "num_hidden_layers 2 x (hidden_size 64, intermediate_size 256)");
+  c.vocab_size = 1'000'000;
+  CHECK(ct::nn::parameter_cause(c) == "vocab_size 1000000 x hidden_size 64");
+  c.max_position_embeddings = 50'000'000;  // a position table bigger than everything else
+  CHECK(ct::nn::parameter_cause(c) == "max_position_embeddings 50000000 x hidden_size 64");
+  CHECK(ct::nn::model_memory(c, 4).items().front().cause == "max_position_embeddings 50000000 x hidden_size 64");
+  c.type_vocab_size = 90'000'000;
+  CHECK(ct::nn::parameter_cause(c) == "type_vocab_size 90000000 x hidden_size 64");
+}
+
 TEST_CASE("counts that do not fit in 64 bits are refused naming the settings") {
   bert_config wide = small(2, 64, 4, 256, 1000);
   wide.vocab_size = 2'000'000'000;

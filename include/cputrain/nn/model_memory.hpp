@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/machine/memory_bill.hpp"
@@ -68,13 +69,22 @@ inline std::string layer_fields(const bert_config& c) {
   return checked_sum(total, padded_tensor(2 * H, what) + padded_tensor(2, what), what);  // qa_outputs
 }
 
-/// What the biggest part of the parameters comes from, in the config's own field names.
+/// What the biggest part of the parameters comes from, in the config's own field names: the layers, or one of
+/// the embedding tables (a position table made huge by max_position_embeddings is named as such).
 [[nodiscard]] inline std::string parameter_cause(const bert_config& c) {
   const double H = c.hidden_size, I = c.intermediate_size;
-  const double layers = static_cast<double>(c.num_hidden_layers) * (4 * H * H + 2 * H * I);
-  const double words = static_cast<double>(c.vocab_size) * H;
-  if (layers >= words) return detail::layer_fields(c);
-  return "vocab_size " + std::to_string(c.vocab_size) + " x hidden_size " + std::to_string(c.hidden_size);
+  std::string cause = detail::layer_fields(c);
+  double biggest = static_cast<double>(c.num_hidden_layers) * (4 * H * H + 2 * H * I);
+  const std::pair<const char*, int> tables[] = {
+      {"vocab_size", c.vocab_size}, {"max_position_embeddings", c.max_position_embeddings},
+      {"type_vocab_size", c.type_vocab_size}};
+  for (const auto& [field, rows] : tables) {
+    if (static_cast<double>(rows) * H > biggest) {
+      biggest = static_cast<double>(rows) * H;
+      cause = std::string(field) + " " + std::to_string(rows) + " x hidden_size " + std::to_string(c.hidden_size);
+    }
+  }
+  return cause;
 }
 
 /// The model's own buffers: weights, gradients, and (when the matrix products take `gemm_input_bytes` < 4) the
