@@ -45,12 +45,10 @@ class node_pinning_observer final : public tbb::task_scheduler_observer {
   node_pinning_observer& operator=(const node_pinning_observer&) = delete;
 
   void on_scheduler_entry(bool /*is_worker*/) noexcept override {
-    // Counted and closing are one word, so a thread either enters before close() (and close() waits for it to
-    // leave) or sees the arena closing and stays as it is: never pinned with its exit no longer observed.
-    unsigned state = state_.load(std::memory_order_relaxed);
-    do {
-      if ((state & closing_bit) != 0) return;
-    } while (!state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel, std::memory_order_relaxed));
+    // Counted and closing are one word. Every entry is counted, so close() waits for every thread TBB has told us
+    // of to leave (a worker still inside when the process ends would keep TBB's record of this observer alive);
+    // one that enters after close() began is not pinned, since its exit may no longer be observed.
+    const bool closing = (state_.fetch_add(1, std::memory_order_acq_rel) & closing_bit) != 0;
     try {
       thread_binding_stack.push_back({{}, thread_numa_node, this});
     } catch (...) {  // std::bad_alloc: nothing pushed, so the thread stays as it was and on_scheduler_exit skips it
@@ -58,6 +56,7 @@ class node_pinning_observer final : public tbb::task_scheduler_observer {
       state_.fetch_sub(1, std::memory_order_release);
       return;
     }
+    if (closing) return;
     saved_thread_binding& saved = thread_binding_stack.back();
     try {
       std::vector<int> previous;
@@ -73,7 +72,7 @@ class node_pinning_observer final : public tbb::task_scheduler_observer {
   }
 
   void on_scheduler_exit(bool /*is_worker*/) noexcept override {
-    // Not ours on top: the entry was skipped (closing, or no memory for the record), so there is nothing to undo.
+    // Not ours on top: the entry could not record itself (no memory), so there is nothing to undo.
     if (thread_binding_stack.empty() || thread_binding_stack.back().owner != this) return;
     saved_thread_binding& saved = thread_binding_stack.back();
     if (!saved.cpus.empty() && topo::pin_this_thread(saved.cpus) != 0) {
@@ -84,7 +83,7 @@ class node_pinning_observer final : public tbb::task_scheduler_observer {
     state_.fetch_sub(1, std::memory_order_release);
   }
 
-  /// Lets no more threads in to be pinned and waits, until `deadline`, for those inside to leave (and be
+  /// Pins no thread that enters from now on and waits, until `deadline`, for those inside to leave (and be
   /// restored). TBB stops calling an observer it no longer observes, also for threads it has seen enter, so
   /// observe(false) before they left would leave them pinned. Returns whether all left.
   bool close(std::chrono::steady_clock::time_point deadline) noexcept {
