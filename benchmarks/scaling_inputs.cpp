@@ -74,7 +74,7 @@ nlohmann::json run(const settings& s) {
   ct::optim::adamw optimizer(model.params().size(), model.table().ranges(), options);
   const auto batch = random_batch(s);
 
-  // The trainer's layout (qa_trainer.hpp, attach_reducers): the word table is reduced by its used rows, so the
+  // The trainer's layout (trainer.hpp, attach_reducers): the word table is reduced by its used rows, so the
   // bucketed buffer starts at the second tensor.
   const auto& entries = model.table().entries();
   const std::size_t dense_begin = entries.at(1).offset;

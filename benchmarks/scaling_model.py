@@ -71,7 +71,7 @@ def cut_buckets(length, offsets, bucket_bytes):
 
 
 def dense_layout(tensors):
-    """The trainer's layout (qa_trainer.hpp, attach_reducers): the word table (first) is reduced by used rows,
+    """The trainer's layout (trainer.hpp, attach_reducers): the word table (first) is reduced by used rows,
     the rest in buckets. Returns (dense_begin, offsets within the dense part, dense length)."""
     offsets, total = offsets_of([s for _, s in tensors])
     dense_begin = offsets[1]

@@ -11,9 +11,9 @@ for f in "$main" "$instances"; do
 done
 # Defined code (text and weak symbols), demangled.
 defined() { nm -C --defined-only "$1" | awk '$2 ~ /^[TtWw]$/' ; }
-for symbol in 'cputrain::nn::bert_qa<.*>::forward(' 'cputrain::nn::bert_qa<.*>::backward(' \
-              'cputrain::nn::bert_qa<.*>::bert_qa(' 'cputrain::train::qa_trainer<.*>::train(' \
-              'cputrain::train::qa_trainer<.*>::predict(' 'cputrain::data::read_squad(' \
+for symbol in 'cputrain::nn::encoder_model<.*>::forward(' 'cputrain::nn::encoder_model<.*>::backward(' \
+              'cputrain::nn::encoder_model<.*>::encoder_model(' 'cputrain::train::trainer<.*>::train(' \
+              'cputrain::train::trainer<.*>::predict_logits(' 'cputrain::data::read_squad(' \
               'cputrain::data::make_qa_features(' 'cputrain::data::postprocess_qa_predictions(' \
               'cputrain::data::evaluate_squad_v2(' 'cputrain::io::read_bert_config(' \
               'cputrain::text::load_bert_tokenizer(' 'void cputrain::train::save_pretrained<'; do

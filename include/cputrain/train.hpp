@@ -11,9 +11,11 @@
 #include "cputrain/train/option_checks.hpp"           // IWYU pragma: export
 #include "cputrain/train/output_dir.hpp"              // IWYU pragma: export
 #include "cputrain/train/progress.hpp"                // IWYU pragma: export
+#include "cputrain/train/qa_task.hpp"                 // IWYU pragma: export
 #include "cputrain/train/qa_trainer.hpp"              // IWYU pragma: export
 #include "cputrain/train/sampler.hpp"                 // IWYU pragma: export
 #include "cputrain/train/termination.hpp"             // IWYU pragma: export
+#include "cputrain/train/trainer.hpp"                 // IWYU pragma: export
 #include "cputrain/train/trainer_state.hpp"           // IWYU pragma: export
 #include "cputrain/train/training_memory.hpp"         // IWYU pragma: export
 #include "cputrain/train/training_options.hpp"        // IWYU pragma: export

@@ -1,4 +1,4 @@
-// Prints, as JSON, the buckets gradient_reducer.hpp cuts for a BERT of the given shape laid out as qa_trainer.hpp
+// Prints, as JSON, the buckets gradient_reducer.hpp cuts for a BERT of the given shape laid out as trainer.hpp
 // lays it out (the word table reduced apart by sparse_row_reducer), so that benchmarks/scaling_model.py can be
 // checked against the reducer itself rather than against a copy of its rule.
 //   bucket_schedule_print LAYERS HIDDEN INTERMEDIATE VOCAB BUCKET_BYTES

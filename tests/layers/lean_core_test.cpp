@@ -100,9 +100,10 @@ TEST_CASE("the model learns an answer span with AdamW, in both precisions") {
     evaluation.training = false;
     model.forward(eval, evaluation);
     std::size_t best_start = 0, best_end = 0;
+    const auto logits = model.logits();  // [tokens, 2]: start, end
     for (std::size_t t = 0; t < eval.seq; ++t) {
-      if (model.start_logit(t) > model.start_logit(best_start)) best_start = t;
-      if (model.end_logit(t) > model.end_logit(best_end)) best_end = t;
+      if (logits[t * 2] > logits[best_start * 2]) best_start = t;
+      if (logits[t * 2 + 1] > logits[best_end * 2 + 1]) best_end = t;
     }
     CHECK(best_start == 11);
     CHECK(best_end == 12);

@@ -94,8 +94,8 @@ TEST_CASE("linear::create registers <prefix>.weight of shape (out, in) and <pref
   CHECK(l.bias == b.offset);
   CHECK(w.role == cputrain::nn::parameter_role::weight);
   CHECK(b.role == cputrain::nn::parameter_role::bias);
-  CHECK(w.decay);
-  CHECK_FALSE(b.decay);
+  CHECK(w.decay());
+  CHECK_FALSE(b.decay());
 }
 
 TEST_CASE("linear forward matches x W^T + b in double, across several GEMM blocks") {

@@ -133,20 +133,30 @@ TEST_CASE("the model's bill: weights and gradients in float, plus the bf16 copy 
   CHECK(item(bf16, "parameters") == 4 * params);
 }
 
-TEST_CASE("the activations of a batch x seq forward are what bert_qa keeps for backward (plus the row statistics)") {
+TEST_CASE("the activation bill is the workspace bert_qa allocates: what it keeps for backward and its scratch") {
   const bert_config c = small(2, 32, 4, 64, 50);
   for (const auto& [batch, seq] :
        {std::pair{std::size_t{2}, std::size_t{16}}, std::pair{std::size_t{3}, std::size_t{40}}}) {
+    // Float row statistics kept beside the activations: mean and 1/std of the embeddings' LayerNorm and of each
+    // layer's two.
+    const double stats = 4.0 * static_cast<double>(batch * seq) * (2 + 4 * c.num_hidden_layers);
     ct::nn::bert_qa<> fp32(c);
     (void)fp32.forward(batch_of(batch, seq), {.training = false});
     const auto bill = ct::nn::activation_memory(c, 4, {batch, seq});
-    const double stats = 16.0 * static_cast<double>(batch * seq) * c.num_hidden_layers;
     CHECK(item(bill, "activations kept for backward") == static_cast<double>(fp32.activation_bytes()) + stats);
+    CHECK(item(bill, "layer workspace") == static_cast<double>(fp32.scratch_bytes()));
+    // every layer keeps its input, q, k, v, context, two LayerNorm inputs, h1 ([T, H]), two [T, I] and the
+    // probabilities; the embeddings' LayerNorm input and the final hidden state are kept once
+    const std::size_t T = batch * seq;
+    const std::size_t per_layer = 8 * T * 32 + 2 * T * 64 + batch * 4 * seq * seq;
+    CHECK(fp32.activation_bytes() == 4 * (2 * per_layer + 2 * T * 32));
 
     ct::nn::bert_qa<ct::policy<ct::precision::bf16_mixed>> bf16(c);
     (void)bf16.forward(batch_of(batch, seq), {.training = false});
-    CHECK(item(ct::nn::activation_memory(c, 2, {batch, seq}), "activations kept for backward") ==
-          static_cast<double>(bf16.activation_bytes()) + stats);
+    const auto bf16_bill = ct::nn::activation_memory(c, 2, {batch, seq});
+    CHECK(item(bf16_bill, "activations kept for backward") == static_cast<double>(bf16.activation_bytes()) + stats);
+    CHECK(bf16.activation_bytes() * 2 == fp32.activation_bytes());
+    CHECK(item(bf16_bill, "layer workspace") == static_cast<double>(bf16.scratch_bytes()));
   }
 }
 

@@ -1,7 +1,9 @@
 // Tests for include/cputrain/nn/parameters.hpp: 64-byte aligned offsets, sizes and counts, Hugging Face's
-// weight-decay grouping by role, decay ranges that tile the flat buffer, lookups, and the errors for bad tensors.
+// weight-decay grouping by role, decay ranges that tile the flat buffer, lookups, and the errors for bad tensors;
+// parameter_tally counting the same layout without building it.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@ using cputrain::usage_error;
 using cputrain::nn::hf_decays;
 using cputrain::nn::parameter_role;
 using cputrain::nn::parameter_table;
+using cputrain::nn::parameter_tally;
 
 constexpr parameter_role weight = parameter_role::weight;
 
@@ -58,11 +61,11 @@ TEST_CASE("parameter_table decides decay by the role a tensor was registered wit
   t.add("distilbert.embeddings.word_embeddings.weight", {10, 8}, parameter_role::word_embedding);
   const auto& e = t.entries();
   REQUIRE(e.size() == 5);
-  CHECK_FALSE(e[0].decay);
-  CHECK_FALSE(e[1].decay);
-  CHECK(e[2].decay);
-  CHECK_FALSE(e[3].decay);
-  CHECK(e[4].decay);
+  CHECK_FALSE(e[0].decay());
+  CHECK_FALSE(e[1].decay());
+  CHECK(e[2].decay());
+  CHECK_FALSE(e[3].decay());
+  CHECK(e[4].decay());
   CHECK(e[0].role == parameter_role::norm_weight);
   CHECK(e[4].role == parameter_role::word_embedding);
   REQUIRE(t.first_of(parameter_role::word_embedding) != nullptr);
@@ -83,7 +86,7 @@ TEST_CASE("parameter_table records the decay flag of every tensor and ranges() t
   const std::vector<bool> decays{true, false, false, true, false, true, false};
   const auto& e = t.entries();
   REQUIRE(e.size() == decays.size());
-  for (std::size_t i = 0; i < e.size(); ++i) CHECK(e[i].decay == decays[i]);
+  for (std::size_t i = 0; i < e.size(); ++i) CHECK(e[i].decay() == decays[i]);
 
   const auto r = t.ranges();
   REQUIRE(r.size() == e.size());
@@ -129,6 +132,38 @@ TEST_CASE("parameter_table rejects duplicate names and non-positive dimensions, 
   CHECK(t.find("b.weight") == nullptr);
   // The rejected names are still free.
   CHECK(t.add("b.weight", {3, 1}, weight) == 16);
+}
+
+TEST_CASE("parameter_tally counts what parameter_table lays out: the same offsets and total") {
+  parameter_table table;
+  parameter_tally tally("test layout");
+  const std::vector<std::vector<std::int64_t>> shapes{{1}, {17}, {16}, {5, 3}, {2, 3, 4}};
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    CHECK(tally.add("t" + std::to_string(i), shapes[i], weight) ==
+          table.add("t" + std::to_string(i), shapes[i], weight));
+  }
+  CHECK(tally.total() == table.total_size());
+  // Copies of a described block: what a table holding them one after another would total.
+  parameter_tally block("test block");
+  block.add("w", {3, 7}, weight);  // 21 -> 32
+  block.add("b", {7}, parameter_role::bias);  // 7 -> 16
+  tally.add_copies(block, 5);
+  CHECK(tally.total() == table.total_size() + 5 * 48);
+}
+
+TEST_CASE("parameter_tally refuses a layout it cannot count in 64 bits, saying what it counts") {
+  parameter_tally tally("bert_config: vocab_size 4000000000");
+  CHECK_THROWS_WITH(tally.add("w", {4'000'000'000, 4'000'000'000, 4'000'000'000}, weight),
+                    Catch::Contains("bert_config: vocab_size 4000000000") &&
+                        Catch::Contains("more than 64-bit sizes can count"));
+  parameter_tally near_end("padding");
+  // A tensor that fits, but whose padding to 16 floats would not.
+  CHECK_THROWS_WITH(near_end.add("w", {INT64_MAX, 2}, weight), Catch::Contains("padding"));
+  parameter_tally block("layers");
+  block.add("w", {1'000'000}, weight);
+  parameter_tally total("layers");
+  CHECK_THROWS_WITH(total.add_copies(block, std::uint64_t{1} << 50), Catch::Contains("64-bit"));
+  CHECK_THROWS_AS(parameter_tally("dims").add("w", {3, 0}, weight), usage_error);
 }
 
 }  // namespace parameters_test

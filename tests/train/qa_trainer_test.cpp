@@ -11,6 +11,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "support/tiny_qa_run.hpp"
@@ -155,8 +156,10 @@ TEST_CASE("without a fault the same run changes the weights every step and finis
 
 TEST_CASE("a gradient that is not finite on another rank only stops this rank too, before its weights move") {
   tiny_run run;
-  using pair_model = ct::nn::bert_qa<ct::policy<ct::precision::fp32, pretend_pair_policy>>;
-  pair_model model(run.config, 7);
+  using pair_policy = ct::policy<ct::precision::fp32, pretend_pair_policy>;
+  // The parallelism is the trainer's: the model of a pair of ranks is the one-process model's type.
+  STATIC_REQUIRE(std::is_same_v<ct::nn::bert_qa<pair_policy>, model_type>);
+  model_type model(run.config, 7);
   auto args = run.args(6);
   std::vector<float> after_step_2;
   ct::train::trainer_callbacks callbacks;
@@ -165,7 +168,7 @@ TEST_CASE("a gradient that is not finite on another rank only stops this rank to
   };
   // This rank's own gradients stay finite: only the other rank's verdict can stop step 3.
   callbacks.on_gradients = [&](std::span<float>, std::int64_t step) { pretend_pair::other_rank_bad = step == 3; };
-  ct::train::qa_trainer<pair_model::policy_type> trainer(model, args, callbacks);
+  ct::train::qa_trainer<pair_policy> trainer(model, args, callbacks);
   std::string message;
   try {
     trainer.train(run.features);

@@ -20,7 +20,8 @@ struct embeddings {
   float eps = 1e-12f;
   std::size_t word = 0, position = 0, token_type = 0, ln_weight = 0, ln_bias = 0;  // offsets
 
-  static embeddings create(parameter_table& table, std::size_t vocab, std::size_t hidden, std::size_t positions,
+  template <parameter_registry R>
+  static embeddings create(R& table, std::size_t vocab, std::size_t hidden, std::size_t positions,
                            std::size_t types, std::int64_t pad_token_id, float eps) {
     embeddings e;
     e.hidden = hidden;

@@ -41,6 +41,23 @@ struct layer_activations {
   float* ln1_rstd = nullptr;
   float* ln2_mean = nullptr;
   float* ln2_rstd = nullptr;
+
+  /// Takes one layer's pieces from a workspace description (workspace_layout.hpp): the memory bill counts what
+  /// this asks for, the model carves its buffers with it.
+  template <class Carver>
+  static layer_activations lay_out(Carver& c, std::uint64_t batch, std::uint64_t seq, std::uint64_t hidden,
+                                   std::uint64_t inter, std::uint64_t heads) {
+    const std::uint64_t T = batch * seq;  // the caller's tally has checked batch x seq
+    layer_activations a;
+    for (A** p : {&a.x, &a.q, &a.k, &a.v}) *p = c.kept({T, hidden});
+    a.probs = c.kept({batch, heads, seq, seq});
+    for (A** p : {&a.context, &a.ln1_in, &a.h1}) *p = c.kept({T, hidden});
+    a.ff_in = c.kept({T, inter});
+    a.ff_out = c.kept({T, inter});
+    a.ln2_in = c.kept({T, hidden});
+    for (float** p : {&a.ln1_mean, &a.ln1_rstd, &a.ln2_mean, &a.ln2_rstd}) *p = c.kept_float({T});
+    return a;
+  }
 };
 
 /// Float scratch shared by all layers, reused: T x H four times, T x I once.
@@ -50,6 +67,15 @@ struct layer_scratch {
   float* h_c = nullptr;  // [T, H]
   float* h_d = nullptr;  // [T, H]
   float* ff = nullptr;   // [T, I]
+
+  /// Takes the pieces from a workspace description (workspace_layout.hpp).
+  template <class Carver>
+  static layer_scratch lay_out(Carver& c, std::uint64_t tokens, std::uint64_t hidden, std::uint64_t inter) {
+    layer_scratch s;
+    for (float** p : {&s.h_a, &s.h_b, &s.h_c, &s.h_d}) *p = c.scratch({tokens, hidden});
+    s.ff = c.scratch({tokens, inter});
+    return s;
+  }
 };
 
 /// Where this step's dropout draws come from; every dropout site of every layer has its own stream.
@@ -78,7 +104,8 @@ struct encoder_layer {
   std::size_t hidden = 0, inter = 0, heads = 0;
   float eps = 1e-12f;
 
-  static encoder_layer create(parameter_table& table, std::size_t index, std::size_t hidden, std::size_t heads,
+  template <parameter_registry R>
+  static encoder_layer create(R& table, std::size_t index, std::size_t hidden, std::size_t heads,
                               std::size_t intermediate_size, float eps) {
     const std::string p = "bert.encoder.layer." + std::to_string(index) + ".";
     encoder_layer l;

@@ -36,7 +36,8 @@ struct linear {
   std::size_t bias = 0;
 
   /// Registers `<prefix>.weight` [out, in] and `<prefix>.bias` [out].
-  static linear create(parameter_table& table, const std::string& prefix, std::size_t in, std::size_t out) {
+  template <parameter_registry R>
+  static linear create(R& table, const std::string& prefix, std::size_t in, std::size_t out) {
     linear l;
     l.in = in;
     l.out = out;

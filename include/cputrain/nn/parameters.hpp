@@ -1,13 +1,17 @@
 // cputrain::nn::parameter_table — the names (Hugging Face's), shapes and offsets of a model's tensors in its one
 // flat parameter buffer and, at the same offsets, its flat gradient buffer. Every tensor starts on a 64-byte
-// boundary; the padding belongs to the tensor before it and stays zero.
+// boundary; the padding belongs to the tensor before it and stays zero. parameter_tally counts the same layout
+// without building it: layers register their tensors through either (a parameter_registry), so the memory bill
+// and the buffers the model allocates come from one description.
 #pragma once
 
 #include <cstddef>
+#include <concepts>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "cputrain/core/error.hpp"
@@ -45,12 +49,22 @@ struct parameter_info {
   std::size_t offset = 0;  // in floats, into the flat buffers
   std::size_t size = 0;    // elements (product of shape)
   parameter_role role = parameter_role::weight;
-  bool decay = true;  // weight decay applies: hf_decays(role)
+  /// Whether weight decay applies, as Hugging Face's Trainer groups it.
+  [[nodiscard]] bool decay() const noexcept { return hf_decays(role); }
 };
+
+/// Where layers register their tensors: a parameter_table (the model's) or a parameter_tally (the bill's).
+template <class R>
+concept parameter_registry = requires(R r, std::string name, std::vector<std::int64_t> shape, parameter_role role) {
+  { r.add(std::move(name), std::move(shape), role) } -> std::same_as<std::size_t>;
+};
+
+/// Every tensor starts on a 16-float (64-byte) boundary of the flat buffers.
+inline constexpr std::size_t parameter_alignment_floats = 16;
 
 class parameter_table {
  public:
-  static constexpr std::size_t alignment_floats = 16;
+  static constexpr std::size_t alignment_floats = parameter_alignment_floats;
 
   /// Appends a tensor and returns its offset. Names are unique; every dimension is positive.
   std::size_t add(std::string name, std::vector<std::int64_t> shape, parameter_role role) {
@@ -62,7 +76,6 @@ class parameter_table {
     }
     parameter_info info;
     info.role = role;
-    info.decay = hf_decays(role);
     info.name = std::move(name);
     info.shape = std::move(shape);
     info.offset = total_;
@@ -106,7 +119,7 @@ class parameter_table {
     out.reserve(entries_.size());
     for (std::size_t i = 0; i < entries_.size(); ++i) {
       const std::size_t end = i + 1 < entries_.size() ? entries_[i + 1].offset : total_;
-      out.push_back(optim::param_range{entries_[i].offset, end - entries_[i].offset, entries_[i].decay});
+      out.push_back(optim::param_range{entries_[i].offset, end - entries_[i].offset, entries_[i].decay()});
     }
     return out;
   }
@@ -115,6 +128,43 @@ class parameter_table {
   std::vector<parameter_info> entries_;
   std::unordered_map<std::string, std::size_t> index_;
   std::size_t total_ = 0;
+};
+
+/// The flat buffer a layout needs, counted in 64 bits without allocating: what parameter_table::total_size()
+/// would be. A layout too big to count is refused with a usage_error that says `what` (the config fields).
+class parameter_tally {
+ public:
+  explicit parameter_tally(std::string what) : what_(std::move(what)) {}
+
+  std::size_t add(const std::string& /*name*/, const std::vector<std::int64_t>& shape, parameter_role /*role*/) {
+    std::uint64_t size = 1;
+    for (auto d : shape) {
+      if (d <= 0) throw usage_error(what_ + ": a dimension is " + std::to_string(d));
+      if (__builtin_mul_overflow(size, static_cast<std::uint64_t>(d), &size)) overflow();
+    }
+    const std::uint64_t offset = total_;
+    std::uint64_t padded = 0;
+    if (__builtin_add_overflow(size, parameter_alignment_floats - 1, &padded)) overflow();
+    padded = padded / parameter_alignment_floats * parameter_alignment_floats;
+    if (__builtin_add_overflow(total_, padded, &total_)) overflow();
+    return static_cast<std::size_t>(offset);
+  }
+
+  /// Floats of the flat buffer, padding included.
+  [[nodiscard]] std::uint64_t total() const noexcept { return total_; }
+  [[nodiscard]] const std::string& what() const noexcept { return what_; }
+
+  /// `count` more copies of what `other` tallied (the layers of an encoder, described once).
+  void add_copies(const parameter_tally& other, std::uint64_t count) {
+    std::uint64_t more = 0;
+    if (__builtin_mul_overflow(other.total_, count, &more) || __builtin_add_overflow(total_, more, &total_))
+      overflow();
+  }
+
+ private:
+  [[noreturn]] void overflow() const { throw usage_error(what_ + " is more than 64-bit sizes can count"); }
+  std::string what_;
+  std::uint64_t total_ = 0;
 };
 
 }  // namespace cputrain::nn

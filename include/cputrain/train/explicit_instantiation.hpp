@@ -17,8 +17,9 @@
 
 // `prefix` is `extern template` or `template`: one list for the declarations and the definitions.
 #define CPUTRAIN_DETAIL_QA_TEMPLATES(prefix, Policy)                                                               \
-  prefix class ::cputrain::nn::bert_qa<Policy>;                                                                    \
-  prefix class ::cputrain::train::qa_trainer<Policy>;                                                              \
+  prefix class ::cputrain::nn::encoder_model<::cputrain::nn::qa_head, Policy::precision_policy,                     \
+                                            Policy::allocator_policy>;                                             \
+  prefix class ::cputrain::train::trainer<::cputrain::train::qa_task, Policy>;                                     \
   prefix auto ::cputrain::io::load_weights<::cputrain::nn::bert_qa<Policy>>(                                       \
       ::cputrain::nn::bert_qa<Policy>&, const ::std::filesystem::path&, ::cputrain::io::weight_loading)            \
       ->::cputrain::io::weight_load_report;                                                                        \
