@@ -9,9 +9,12 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "cputrain/nn/bert_qa.hpp"
 #include "cputrain/nn/model_memory.hpp"
+#include "cputrain/nn/sequence_classification_head.hpp"
+#include "cputrain/nn/token_classification_head.hpp"
 #include "support/sanitizers.hpp"
 
 namespace ct = cputrain;
@@ -120,6 +123,33 @@ TEST_CASE("parameter_count is the size of bert_qa's parameter buffer, padding in
   const auto base = ct::nn::parameter_count(bert_config{});
   CHECK(base >= 108'893'186u);
   CHECK(base < 108'893'186u + 16u * 220u);
+}
+
+TEST_CASE("every head's parameter count and activation bill are what its model allocates") {
+  bert_config c = small(2, 32, 4, 64, 50);
+  c.num_labels = 7;
+  auto check = [&](auto model, auto batch) {
+    using head = typename decltype(model)::head_type;
+    CHECK(ct::nn::parameter_count<head>(c) == model.params().size());
+    batch.batch = 3;
+    batch.seq = 10;
+    batch.input_ids.assign(30, 1);
+    batch.token_type_ids.assign(30, 0);
+    batch.attention_mask.assign(30, 1);
+    (void)model.forward(batch, {.training = false});
+    const auto bill = ct::nn::activation_memory<head>(c, 4, {3, 10});
+    const double stats = 4.0 * 30 * (2 + 4 * c.num_hidden_layers);
+    double head_stats = 0;  // the sequence head keeps its tanh output in float
+    if constexpr (std::is_same_v<head, ct::nn::sequence_classification_head>) head_stats = 4.0 * 3 * 32;
+    CHECK(item(bill, "activations kept for backward") == static_cast<double>(model.activation_bytes()) + stats + head_stats);
+    CHECK(item(bill, "layer workspace") == static_cast<double>(model.scratch_bytes()));
+  };
+  check(ct::nn::encoder_model<ct::nn::sequence_classification_head>(c), ct::nn::sequence_classification_batch{});
+  check(ct::nn::encoder_model<ct::nn::token_classification_head>(c), ct::nn::token_classification_batch{});
+  // the heads differ: pooler and classifier [7, 32] against classifier alone
+  CHECK(ct::nn::parameter_count<ct::nn::sequence_classification_head>(c) -
+            ct::nn::parameter_count<ct::nn::token_classification_head>(c) ==
+        32 * 32 + 32);
 }
 
 TEST_CASE("the model's bill: weights and gradients in float, plus the bf16 copy when the products take bf16") {

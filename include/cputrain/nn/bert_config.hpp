@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -26,6 +27,18 @@ struct bert_config {
   float initializer_range = 0.02f;
   int pad_token_id = 0;
   std::string hidden_act = "gelu";
+  /// Outputs of a classification head (PretrainedConfig's default, 2); 1 with a sequence head is regression.
+  int num_labels = 2;
+  /// "regression", "single_label_classification", "multi_label_classification", or empty: inferred from the
+  /// labels as Hugging Face infers it (classification_loss.hpp).
+  std::string problem_type;
+  /// The classification heads' dropout; none: hidden_dropout_prob, as Hugging Face falls back.
+  std::optional<float> classifier_dropout;
+
+  /// The dropout probability of a classification head.
+  [[nodiscard]] float classifier_dropout_prob() const noexcept {
+    return classifier_dropout.value_or(hidden_dropout_prob);
+  }
 
   /// Width of one attention head. Meaningful once validate() has passed.
   [[nodiscard]] int head_dim() const noexcept {
@@ -99,6 +112,14 @@ inline void bert_config::validate() const {
                                  std::to_string(intermediate_size) + ") with vocab_size " + std::to_string(vocab_size) +
                                  " and max_position_embeddings " + std::to_string(max_position_embeddings) +
                                  " makes more parameters than a 64-bit size can count");
+  }
+  detail::require_positive_field("num_labels", num_labels);
+  if (classifier_dropout) detail::require_probability_field("classifier_dropout", *classifier_dropout);
+  if (!problem_type.empty() && problem_type != "regression" && problem_type != "single_label_classification" &&
+      problem_type != "multi_label_classification") {
+    detail::bad_config_field("problem_type", "\"" + problem_type + "\"",
+                             "is not one of \"regression\", \"single_label_classification\", "
+                             "\"multi_label_classification\"");
   }
   if (hidden_act != "gelu") {
     detail::bad_config_field("hidden_act", "\"" + hidden_act + "\"",

@@ -77,7 +77,7 @@ class encoder_model {
 
   /// The head's logits of the last forward (qa_head: [tokens, 2], start and end of each token).
   [[nodiscard]] std::span<const float> logits() const {
-    return {head_ws_.logits, batch_ != nullptr ? Head::logit_count(*batch_) : 0};
+    return {head_ws_.logits, batch_ != nullptr ? head_.logit_count(*batch_) : 0};
   }
 
   /// Bytes of the activations (in the activation type) the workspace keeps for backward, at its current size;

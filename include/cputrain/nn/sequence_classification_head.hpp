@@ -1,0 +1,143 @@
+// cputrain::nn::sequence_classification_head — the head of Hugging Face's BertForSequenceClassification: the
+// pooler (`bert.pooler.dense` [hidden, hidden] and tanh on each sequence's first token), dropout
+// (classifier_dropout, else hidden_dropout_prob), then `classifier` [num_labels, hidden]. The loss follows the
+// problem type as Hugging Face infers it (classification_loss.hpp): cross-entropy for class ids, BCE with logits
+// for multi-label targets, mean squared error for regression.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "cputrain/core/error.hpp"
+#include "cputrain/kernels/dropout.hpp"
+#include "cputrain/kernels/fused.hpp"
+#include "cputrain/nn/bert_config.hpp"
+#include "cputrain/nn/classification_loss.hpp"
+#include "cputrain/nn/encoder.hpp"
+#include "cputrain/nn/linear.hpp"
+#include "cputrain/nn/parameters.hpp"
+#include "cputrain/nn/sequence_classification_batch.hpp"
+
+namespace cputrain::nn {
+
+struct sequence_classification_head {
+  using batch_type = sequence_classification_batch;
+  static constexpr const char* model_name = "sequence classification model";
+  /// One dropout stream per step: the dropout between the pooler and the classifier.
+  static constexpr std::uint64_t dropout_sites = 1;
+
+  linear pooler, classifier;
+  float dropout = 0.0f;
+  std::string configured_problem;
+
+  template <parameter_registry R>
+  static sequence_classification_head create(R& table, const bert_config& config) {
+    const auto H = static_cast<std::size_t>(config.hidden_size);
+    sequence_classification_head head;
+    head.pooler = linear::create(table, "bert.pooler.dense", H, H);
+    head.classifier = linear::create(table, "classifier", H, static_cast<std::size_t>(config.num_labels));
+    head.dropout = config.classifier_dropout_prob();
+    head.configured_problem = config.problem_type;
+    return head;
+  }
+
+  /// B = batch sequences, H hidden, L num_labels.
+  template <class A>
+  struct workspace {
+    A* first = nullptr;         // [B, H] each sequence's first token, the operand of the pooler
+    float* pooled = nullptr;    // [B, H] tanh(pooler), kept for tanh's gradient
+    A* dropped = nullptr;       // [B, H] dropout(pooled), the operand of the classifier
+    float* scratch = nullptr;   // [B, H]
+    float* scratch2 = nullptr;  // [B, H]
+    float* logits = nullptr;    // [B, L]
+    float* dlogits = nullptr;   // [B, L]
+
+    template <class Carver>
+    static workspace lay_out(Carver& c, const bert_config& config, std::uint64_t batch, std::uint64_t /*seq*/) {
+      const auto H = static_cast<std::uint64_t>(config.hidden_size), L = static_cast<std::uint64_t>(config.num_labels);
+      workspace w;
+      w.first = c.kept({batch, H});
+      w.pooled = c.kept_float({batch, H});
+      w.dropped = c.kept({batch, H});
+      w.scratch = c.scratch({batch, H});
+      w.scratch2 = c.scratch({batch, H});
+      w.logits = c.scratch({batch, L});
+      w.dlogits = c.scratch({batch, L});
+      return w;
+    }
+  };
+
+  [[nodiscard]] static std::size_t logits_per_sequence(const bert_config& config, std::size_t /*seq*/) noexcept {
+    return static_cast<std::size_t>(config.num_labels);
+  }
+  [[nodiscard]] std::size_t logit_count(const sequence_classification_batch& batch) const noexcept {
+    return batch.batch * classifier.out;
+  }
+
+  /// Logits [B, L] from h [T, H]; the loss when the batch has labels, NaN otherwise.
+  template <class A, class TW>
+  float forward(const TW* gemm_weights, const float* params, const sequence_classification_batch& batch,
+                const float* h, const forward_options& options, std::uint64_t first_stream, workspace<A>& w) const {
+    const std::size_t B = batch.batch, H = pooler.in;
+    for (std::size_t b = 0; b < B; ++b) kernels::keep(h + b * batch.seq * H, w.first + b * H, H);
+    pooler.forward(gemm_weights, params, w.first, B, w.pooled);
+    for (std::size_t i = 0; i < B * H; ++i) w.pooled[i] = std::tanh(w.pooled[i]);
+    kernels::dropout_forward(w.pooled, B * H, probability(options), options.seed, first_stream, w.scratch);
+    kernels::keep(w.scratch, w.dropped, B * H);
+    classifier.forward(gemm_weights, params, w.dropped, B, w.logits);
+    if (!batch.has_labels()) return std::numeric_limits<float>::quiet_NaN();
+    return loss(batch, w.logits, w.dlogits);
+  }
+
+  /// dh [T, H] = the loss's gradient (times loss_scale) at the encoder's output: nonzero on first tokens only.
+  template <class A, class TW>
+  void backward(const TW* gemm_weights, float* grads, const sequence_classification_batch& batch, float loss_scale,
+                const forward_options& options, std::uint64_t first_stream, workspace<A>& w, float* dh) const {
+    const std::size_t B = batch.batch, H = pooler.in;
+    if (loss_scale != 1.0f) {
+      for (std::size_t i = 0; i < B * classifier.out; ++i) w.dlogits[i] *= loss_scale;
+    }
+    float* d_pooled = w.scratch;
+    classifier.backward(gemm_weights, grads, w.dropped, w.dlogits, B, d_pooled);
+    kernels::dropout_backward(d_pooled, B * H, probability(options), options.seed, first_stream, d_pooled);
+    for (std::size_t i = 0; i < B * H; ++i) d_pooled[i] *= 1.0f - w.pooled[i] * w.pooled[i];
+    float* d_first = w.scratch2;
+    pooler.backward(gemm_weights, grads, w.first, d_pooled, B, d_first);
+    std::fill(dh, dh + batch.tokens() * H, 0.0f);
+    for (std::size_t b = 0; b < B; ++b) std::copy_n(d_first + b * H, H, dh + b * batch.seq * H);
+  }
+
+ private:
+  [[nodiscard]] float probability(const forward_options& options) const { return options.training ? dropout : 0.0f; }
+
+  // The loss of the problem type the config names or the labels imply, its gradient into dlogits.
+  float loss(const sequence_classification_batch& batch, const float* logits, float* dlogits) const {
+    const std::size_t B = batch.batch, L = classifier.out;
+    const int labels = static_cast<int>(L);
+    switch (problem_type_of(configured_problem, labels, batch.integer_labels())) {
+      case problem_type::single_label_classification:
+        if (!batch.integer_labels())
+          throw usage_error("single-label classification needs class ids as labels, not float values");
+        return cross_entropy(logits, batch.labels.data(), B, L, 1.0f, dlogits);
+      case problem_type::multi_label_classification:
+        require_values(batch, "multi-label classification");
+        return bce_with_logits(logits, batch.label_values.data(), B * L, 1.0f, dlogits);
+      case problem_type::regression:
+        require_values(batch, "regression");
+        return mean_squared_error(logits, batch.label_values.data(), B * L, 1.0f, dlogits);
+    }
+    return std::numeric_limits<float>::quiet_NaN();
+  }
+  void require_values(const sequence_classification_batch& batch, const char* problem) const {
+    if (batch.label_values.size() != batch.batch * classifier.out)
+      throw usage_error(std::string(problem) + " needs num_labels = " + std::to_string(classifier.out) +
+                        " float label values per sequence; the batch has " + std::to_string(batch.label_values.size()) +
+                        " for " + std::to_string(batch.batch) + " sequences");
+  }
+};
+
+}  // namespace cputrain::nn

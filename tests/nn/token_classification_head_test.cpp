@@ -1,0 +1,78 @@
+// Tests for include/cputrain/nn/token_classification_head.hpp against the PyTorch reference of Hugging Face's
+// BertForTokenClassification (scripts/encoder_reference.py): logits, loss with -100 ignored, every gradient,
+// bf16 mixed precision, and the labels it refuses.
+#include "cputrain/nn/token_classification_head.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cputrain/nn/encoder_model.hpp"
+#include "support/encoder_fixture.hpp"
+
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace token_classification_head_test {
+
+namespace ct = cputrain;
+using head = ct::nn::token_classification_head;
+using fp32_model = ct::nn::encoder_model<head, ct::precision::fp32>;
+using bf16_model = ct::nn::encoder_model<head, ct::precision::bf16_mixed>;
+
+ct::nn::token_classification_batch batch_of(const ct::test::encoder_fixture& f) {
+  ct::nn::token_classification_batch b;
+  f.inputs(b);
+  b.labels = f.longs("input/labels");
+  return b;
+}
+
+TEST_CASE("BertForTokenClassification in fp32: logits, loss over the labelled tokens and every gradient as PyTorch's") {
+  const ct::test::encoder_fixture f("bert_token_classification");
+  fp32_model model(f.config, 1);
+  f.load(model);
+  const auto batch = batch_of(f);
+  // the fixture ignores padding and some real tokens
+  CHECK(std::count(batch.labels.begin(), batch.labels.end(), -100) > 0);
+  model.zero_grad();
+  const float loss = model.forward(batch, {.training = true});
+  const float want = f.floats("expected/loss")[0];
+  INFO("loss " << loss << " PyTorch " << want);
+  CHECK(std::abs(loss - want) <= 1e-5 * std::abs(want));
+  CHECK(f.relative_error(model.logits(), f.floats("expected/logits")) < 1e-5);
+  model.backward();
+  CHECK(f.check_gradients(model) == f.config.num_hidden_layers);
+}
+
+TEST_CASE("a token head under bf16 mixed precision stays near PyTorch's autocast and our fp32") {
+  const ct::test::encoder_fixture f("bert_token_classification");
+  fp32_model full(f.config, 1);
+  bf16_model mixed(f.config, 1);
+  f.load(full);
+  f.load(mixed);
+  const auto batch = batch_of(f);
+  const float loss32 = full.forward(batch);
+  const float loss16 = mixed.forward(batch);
+  const float autocast = f.floats("expected_bf16/loss")[0];
+  INFO("fp32 " << loss32 << " bf16 " << loss16 << " autocast " << autocast);
+  CHECK(loss16 != loss32);
+  CHECK(std::abs(loss16 - loss32) <= 2e-2 * std::abs(loss32));
+  CHECK(std::abs(loss16 - autocast) <= 2e-2 * std::abs(autocast));
+  CHECK(f.relative_error(mixed.logits(), f.floats("expected_bf16/logits")) < 5e-2);
+  full.backward();
+  mixed.backward();
+  CHECK(f.relative_error(mixed.grads(), full.grads()) < 5e-2);
+}
+
+TEST_CASE("a token head's labels: -100 ignored everywhere is a NaN loss, a class beyond num_labels is refused") {
+  const ct::test::encoder_fixture f("bert_token_classification");
+  fp32_model model(f.config, 1);
+  auto batch = batch_of(f);
+  batch.labels[4] = 5;  // num_labels is 5
+  CHECK_THROWS_WITH(model.forward(batch), Catch::Contains("labels[4] = 5"));
+  std::fill(batch.labels.begin(), batch.labels.end(), -100);
+  CHECK(std::isnan(model.forward(batch)));  // 0/0, as PyTorch gives
+  batch.labels.resize(3);
+  CHECK_THROWS_WITH(model.forward(batch), Catch::Contains("3 labels for batch x seq = 36 tokens"));
+}
+
+}  // namespace token_classification_head_test
