@@ -1,14 +1,16 @@
-// Tests for include/cputrain/cli/args_json.hpp: to_json writes every field in run_qa.py's order, and from_json
-// reads them back.
+// Tests for include/cputrain/cli/args_json.hpp: to_json writes every field in run_qa.py's order (args_fields has a
+// row for every member of training_args), and from_json reads them back.
 #include <catch2/catch.hpp>
 
 #include "support/checks.hpp"
+#include "support/field_count.hpp"
 #include "support/temp_dir.hpp"
 #include "cli/args_workspace.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 
 #include "cputrain/cli/args_json.hpp"
 #include "cputrain/cli/args_fields.hpp"
+#include "cputrain/train/training_options.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
 namespace args_json_test {
@@ -61,6 +64,15 @@ TEST_CASE("training_args: to_json writes every field and from_json reads them ba
   // Notices are not arguments.
   training_args noisy = parse(ws.guide() + std::vector<std::string>{"--use_ipex"});
   CHECK(to_json(noisy) == to_json(parse(ws.guide())));
+}
+
+TEST_CASE("training_args: args_fields has a row for every member but the notices", "[cli][training_args]") {
+  // One row per loop option (args_fields.hpp checks them against train::training_option_fields); of these,
+  // ddp_bucket_cap_mb's sets training_args' own optional. Then one row per other member: a member added to the
+  // struct alone fails here. The base counts as one member.
+  const std::size_t own_members = cputrain::test::field_count<training_args>() - 1 /* the base */ - 1 /* notices */;
+  const std::size_t rows_into_base = std::size(cputrain::train::training_option_fields) - 1;
+  CHECK(std::size(cputrain::cli::detail::args_fields) == rows_into_base + own_members);
 }
 
 }  // namespace args_json_test

@@ -1,7 +1,18 @@
 // Tests for include/cputrain/cli/trainer_options.hpp: the command line hands the trainer its loop's values and the
-// record of the whole arguments (a checkpoint's training_args.json keeps every key), and the model and output
-// directory flags to find_model_files and prepare_output_dir.
+// record of the whole arguments (a checkpoint's training_args.json keeps every key), every loop option's flag
+// reaching its field, and the model and output directory flags to find_model_files and prepare_output_dir.
 #include <catch2/catch.hpp>
+
+#include "cli/args_workspace.hpp"
+
+#include <iomanip>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +23,41 @@
 namespace trainer_options_test {
 
 using cputrain::cli::training_args;
+using cputrain::train::training_options;
+
+/// A flag's text for a valid value other than `value`; nullopt for a string option the test has no value for.
+template <class F>
+std::optional<std::string> other_valid_text(const char* name, const F& value,
+                                           const cputrain::test::cli::workspace& ws) {
+  if constexpr (std::is_same_v<F, bool>) {
+    return value ? "false" : "true";
+  } else if constexpr (std::is_same_v<F, int>) {
+    return std::to_string(value + 2);  // max_steps -1 + 1 would be the refused 0
+  } else if constexpr (std::is_same_v<F, std::optional<int>>) {
+    return std::to_string(value.value_or(0) + 2);
+  } else if constexpr (std::is_same_v<F, double>) {
+    std::ostringstream text;
+    text << std::setprecision(17) << (value == 0 ? 0.5 : value / 2);  // inside every [0, 1] and > 0 rule
+    return text.str();
+  } else {
+    const std::map<std::string, std::string> valid = {{"output_dir", ws.out + "-other"},
+                                                      {"lr_scheduler_type", "cosine"},
+                                                      {"save_strategy", "epoch"},
+                                                      {"ddp_communication_dtype", "bf16"}};
+    const auto it = valid.find(name);
+    if (it == valid.end() || it->second == value) return std::nullopt;
+    return it->second;
+  }
+}
+
+/// The keys whose values differ between two objects with the same keys.
+std::vector<std::string> changed_keys(const nlohmann::ordered_json& before, const nlohmann::ordered_json& after) {
+  std::vector<std::string> keys;
+  for (auto it = before.begin(); it != before.end(); ++it) {
+    if (after.at(it.key()) != it.value()) keys.push_back(it.key());
+  }
+  return keys;
+}
 
 TEST_CASE("trainer_options: the loop's values and the whole arguments reach the trainer", "[cli]") {
   training_args args;
@@ -44,6 +90,30 @@ TEST_CASE("trainer_options: the loop's values and the whole arguments reach the 
   CHECK(*options.recorded_arguments == cputrain::cli::to_json(args));
   CHECK(arguments_json(options)["bf16"] == true);
   CHECK(arguments_json(options).begin().key() == "model_name_or_path");
+}
+
+TEST_CASE("trainer_options: every loop option's flag reaches its field and training_args.json", "[cli]") {
+  using namespace cputrain::test::cli;
+  const workspace ws;
+  const training_options base = cputrain::cli::to_training_options(parse(ws.guide()));
+  for (const cputrain::train::option_field& field : cputrain::train::training_option_fields) {
+    INFO("--" << field.name);
+    std::visit(
+        [&]<class F>(F training_options::*member) {
+          const std::optional<std::string> text = other_valid_text(field.name, base.*member, ws);
+          if (!text) FAIL("other_valid_text has no valid value for this option but its default: give it one");
+          const std::vector<std::string> flag = {std::string("--") + field.name, *text};
+          const training_args args = parse(ws.guide() + flag);
+          const training_options options = cputrain::cli::to_training_options(args);
+          CHECK(options.*member != base.*member);
+          CHECK(changed_keys(to_json(base), to_json(options)) == std::vector<std::string>{field.name});
+          // The record (the whole arguments) holds the value the loop runs with, and reads back to the same loop.
+          CHECK(arguments_json(options)[field.name] == to_json(options)[field.name]);
+          CHECK(cputrain::cli::detail::loop_options(cputrain::cli::from_json(arguments_json(options))) ==
+                cputrain::cli::detail::loop_options(args));
+        },
+        field.member);
+  }
 }
 
 TEST_CASE("trainer_options: the model and output directory flags", "[cli]") {

@@ -1,7 +1,16 @@
 // Tests for include/cputrain/train/training_options.hpp: the training loop's values are checked alone, each a
-// usage_error naming its field's flag, and a checkpoint's training_args.json records the program's arguments when
-// it gives them, else the options.
+// usage_error naming its field's flag, a checkpoint's training_args.json records the program's arguments when it
+// gives them, else the options, and training_option_fields names every field once.
 #include <catch2/catch.hpp>
+
+#include "support/field_count.hpp"
+
+#include <iterator>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -11,7 +20,32 @@
 namespace training_options_test {
 
 using Catch::Matchers::Contains;
+using cputrain::train::option_field;
+using cputrain::train::training_option_fields;
 using cputrain::train::training_options;
+
+/// A value other than `value`, valid or not: to_json writes anything.
+template <class F>
+F other_value(const F& value) {
+  if constexpr (std::is_same_v<F, bool>) {
+    return !value;
+  } else if constexpr (std::is_same_v<F, std::string>) {
+    return value + "-other";
+  } else if constexpr (std::is_same_v<F, std::optional<int>>) {
+    return value ? *value + 1 : 1;
+  } else {
+    return value + 1;
+  }
+}
+
+/// The keys whose values differ between two objects with the same keys.
+std::vector<std::string> changed_keys(const nlohmann::ordered_json& before, const nlohmann::ordered_json& after) {
+  std::vector<std::string> keys;
+  for (auto it = before.begin(); it != before.end(); ++it) {
+    if (after.at(it.key()) != it.value()) keys.push_back(it.key());
+  }
+  return keys;
+}
 
 TEST_CASE("training_options: validate checks the loop's values alone, for options filled in code", "[train]") {
   const training_options options;  // no output_dir, no task, no files: only the loop's values matter here
@@ -52,6 +86,28 @@ TEST_CASE("training_options: training_args.json records the program's arguments,
   CHECK(arguments_json(options) == own);
   options.recorded_arguments = nlohmann::ordered_json{{"model_name_or_path", nullptr}, {"bf16", true}};
   CHECK(arguments_json(options) == *options.recorded_arguments);
+}
+
+TEST_CASE("training_options: training_option_fields names every field once, in to_json's order", "[train]") {
+  // recorded_arguments is the one field that is not an option. With the rows' members all different (below), the
+  // rows name every other field: a field added to the struct alone fails here.
+  CHECK(cputrain::test::field_count<training_options>() == std::size(training_option_fields) + 1);
+  const training_options defaults;
+  const nlohmann::ordered_json default_json = to_json(defaults);
+  REQUIRE(default_json.size() == std::size(training_option_fields));
+  auto key = default_json.begin();
+  for (const option_field& field : training_option_fields) {
+    INFO("field " << field.name);
+    CHECK(key.key() == field.name);
+    ++key;
+    // Changed alone, the row's member changes the options and the row's key only.
+    training_options changed = defaults;
+    std::visit([&]<class F>(F training_options::*member) { changed.*member = other_value(defaults.*member); },
+               field.member);
+    CHECK_FALSE(changed == defaults);
+    CHECK(changed_keys(default_json, to_json(changed)) == std::vector<std::string>{field.name});
+    CHECK(arguments_json(changed) == to_json(changed));
+  }
 }
 
 }  // namespace training_options_test

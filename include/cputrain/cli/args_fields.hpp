@@ -1,21 +1,27 @@
 // cputrain::cli::detail::args_fields — every field of training_args once: its flag name, its group in --help, the
 // member it sets and its help. The parser (parse_args.hpp), the help text and the JSON form (args_json.hpp) are
-// all made from this table, in run_qa.py's order.
+// all made from this table, in run_qa.py's order. A loop option's row sets the member of training_args' base,
+// train::training_options; a static_assert below checks the table against train::training_option_fields, so a
+// loop option cannot lack its flag.
 #pragma once
 
+#include <cstddef>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 
 #include "cputrain/cli/training_args.hpp"
+#include "cputrain/train/training_options.hpp"
 
 namespace cputrain::cli::detail {
 
 /// Where --help lists a flag.
 enum class args_group { model, data, training, compatibility };
 
-/// The member a field sets, of one of the types a flag can have.
+/// The member a field sets, of one of the types a flag can have. A loop option's member, an F
+/// train::training_options::*, converts to the F training_args::* of its base.
 using args_member = std::variant<bool training_args::*, int training_args::*, double training_args::*,
                                  std::string training_args::*, std::optional<int> training_args::*,
                                  std::optional<std::string> training_args::*>;
@@ -29,7 +35,7 @@ struct args_field {
 };
 
 /// In run_qa.py's order (model, data, training), which is also the order of to_json's keys.
-inline const args_field args_fields[] = {
+inline constexpr args_field args_fields[] = {
     {"model_name_or_path", args_group::model, &training_args::model_name_or_path,
      "Directory of a saved model (config.json, weights, vocab.txt); cputrain downloads nothing from the Hub"},
     {"config_name", args_group::model, &training_args::config_name,
@@ -136,11 +142,47 @@ inline const args_field args_fields[] = {
 };
 
 /// The field whose flag is `name` (without --), or nullptr.
-inline const args_field* find_field(std::string_view name) {
+constexpr const args_field* find_field(std::string_view name) {
   for (const args_field& f : args_fields) {
     if (name == f.name) return &f;
   }
   return nullptr;
 }
+
+/// Whether `flag` sets the loop option `option`. ddp_bucket_cap_mb's flag sets training_args' own optional instead,
+/// which loop_options converts (training_args.hpp says why).
+constexpr bool sets_option(const args_field& flag, const train::option_field& option) {
+  if (std::string_view(option.name) == "ddp_bucket_cap_mb") {
+    return flag.member == args_member(&training_args::ddp_bucket_cap_mb);
+  }
+  return std::visit(
+      [&]<class F>(F train::training_options::*member) {
+        return flag.member == args_member(static_cast<F training_args::*>(member));
+      },
+      option.member);
+}
+
+/// Whether every loop option has the flag of its name, setting it.
+consteval bool every_option_has_its_flag() {
+  for (const train::option_field& option : train::training_option_fields) {
+    const args_field* flag = find_field(option.name);
+    if (flag == nullptr || !sets_option(*flag, option)) return false;
+  }
+  return true;
+}
+
+/// Whether no two flags set the same member (a row copied and only half edited).
+consteval bool every_flag_sets_its_own_member() {
+  for (std::size_t i = 0; i < std::size(args_fields); ++i) {
+    for (std::size_t j = i + 1; j < std::size(args_fields); ++j) {
+      if (args_fields[i].member == args_fields[j].member) return false;
+    }
+  }
+  return true;
+}
+
+static_assert(every_option_has_its_flag(),
+              "a field of train::training_option_fields has no row in args_fields, or its row sets another member");
+static_assert(every_flag_sets_its_own_member(), "two rows of args_fields set the same member");
 
 }  // namespace cputrain::cli::detail

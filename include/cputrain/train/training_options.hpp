@@ -1,12 +1,16 @@
 // cputrain::train::training_options — what the training loop (qa_trainer) is told: the fields of Hugging Face's
 // TrainingArguments it reads, under their names and with their defaults, and the check that they can run
-// (validate: a usage_error naming the field by its flag). A program's command line converts to it
-// (cli/trainer_options.hpp); a library user fills it in code.
+// (validate: a usage_error naming the field by its flag). training_option_fields names each field once; to_json
+// (what a checkpoint's training_args.json holds) is written from it, and the command line's flag table
+// (cli/args_fields.hpp) is checked against it. A program's command line holds these options as its base
+// (cli/training_args.hpp); a library user fills them in code.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -134,38 +138,65 @@ inline void training_options::validate() const {
   check_not_negative("termination_grace_period", termination_grace_period);
 }
 
-/// The options under their Hugging Face names (not recorded_arguments), in TrainingArguments' order; an unset
+/// A member of training_options, of one of the types its fields have.
+using option_member = std::variant<bool training_options::*, int training_options::*, double training_options::*,
+                                   std::string training_options::*, std::optional<int> training_options::*>;
+
+/// A field under its Hugging Face name.
+struct option_field {
+  const char* name;
+  option_member member;
+};
+
+/// Every field but recorded_arguments (not an option: the record of a program's arguments), in TrainingArguments'
+/// order: the keys of to_json. tests/train/training_options_test.cpp counts training_options' fields against it.
+inline constexpr option_field training_option_fields[] = {
+    {"output_dir", &training_options::output_dir},
+    {"per_device_train_batch_size", &training_options::per_device_train_batch_size},
+    {"per_device_eval_batch_size", &training_options::per_device_eval_batch_size},
+    {"gradient_accumulation_steps", &training_options::gradient_accumulation_steps},
+    {"learning_rate", &training_options::learning_rate},
+    {"weight_decay", &training_options::weight_decay},
+    {"adam_beta1", &training_options::adam_beta1},
+    {"adam_beta2", &training_options::adam_beta2},
+    {"adam_epsilon", &training_options::adam_epsilon},
+    {"max_grad_norm", &training_options::max_grad_norm},
+    {"num_train_epochs", &training_options::num_train_epochs},
+    {"max_steps", &training_options::max_steps},
+    {"lr_scheduler_type", &training_options::lr_scheduler_type},
+    {"warmup_ratio", &training_options::warmup_ratio},
+    {"warmup_steps", &training_options::warmup_steps},
+    {"logging_steps", &training_options::logging_steps},
+    {"save_strategy", &training_options::save_strategy},
+    {"save_steps", &training_options::save_steps},
+    {"save_total_limit", &training_options::save_total_limit},
+    {"seed", &training_options::seed},
+    {"pad_to_max_length", &training_options::pad_to_max_length},
+    {"dataloader_drop_last", &training_options::dataloader_drop_last},
+    {"group_by_length", &training_options::group_by_length},
+    {"disable_tqdm", &training_options::disable_tqdm},
+    {"termination_grace_period", &training_options::termination_grace_period},
+    {"sparse_embedding_gradients", &training_options::sparse_embedding_gradients},
+    {"ddp_communication_dtype", &training_options::ddp_communication_dtype},
+    {"ddp_bucket_cap_mb", &training_options::ddp_bucket_cap_mb},
+};
+
+/// The options under their Hugging Face names (not recorded_arguments), in training_option_fields' order; an unset
 /// save_total_limit is null, as Python's None.
 [[nodiscard]] inline nlohmann::ordered_json to_json(const training_options& o) {
   nlohmann::ordered_json j;
-  j["output_dir"] = o.output_dir;
-  j["per_device_train_batch_size"] = o.per_device_train_batch_size;
-  j["per_device_eval_batch_size"] = o.per_device_eval_batch_size;
-  j["gradient_accumulation_steps"] = o.gradient_accumulation_steps;
-  j["learning_rate"] = o.learning_rate;
-  j["weight_decay"] = o.weight_decay;
-  j["adam_beta1"] = o.adam_beta1;
-  j["adam_beta2"] = o.adam_beta2;
-  j["adam_epsilon"] = o.adam_epsilon;
-  j["max_grad_norm"] = o.max_grad_norm;
-  j["num_train_epochs"] = o.num_train_epochs;
-  j["max_steps"] = o.max_steps;
-  j["lr_scheduler_type"] = o.lr_scheduler_type;
-  j["warmup_ratio"] = o.warmup_ratio;
-  j["warmup_steps"] = o.warmup_steps;
-  j["logging_steps"] = o.logging_steps;
-  j["save_strategy"] = o.save_strategy;
-  j["save_steps"] = o.save_steps;
-  j["save_total_limit"] = o.save_total_limit ? nlohmann::ordered_json(*o.save_total_limit) : nullptr;
-  j["seed"] = o.seed;
-  j["pad_to_max_length"] = o.pad_to_max_length;
-  j["dataloader_drop_last"] = o.dataloader_drop_last;
-  j["group_by_length"] = o.group_by_length;
-  j["disable_tqdm"] = o.disable_tqdm;
-  j["termination_grace_period"] = o.termination_grace_period;
-  j["sparse_embedding_gradients"] = o.sparse_embedding_gradients;
-  j["ddp_communication_dtype"] = o.ddp_communication_dtype;
-  j["ddp_bucket_cap_mb"] = o.ddp_bucket_cap_mb;
+  for (const option_field& f : training_option_fields) {
+    std::visit(
+        [&]<class F>(F training_options::*member) {
+          const F& value = o.*member;
+          if constexpr (std::is_same_v<F, std::optional<int>>) {
+            j[f.name] = value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+          } else {
+            j[f.name] = value;
+          }
+        },
+        f.member);
+  }
   return j;
 }
 
