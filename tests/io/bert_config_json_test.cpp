@@ -234,14 +234,41 @@ TEST_CASE("values the model cannot run with throw io_error naming the file, the 
 
 TEST_CASE("configs of other models or other position embeddings are refused") {
   temp_dir dir;
-  CHECK_THAT(read_error(dir, R"({"model_type": "roberta"})"),
-             Contains("config.json") && Contains("\"model_type\" is \"roberta\"") && Contains("BERT"));
+  CHECK_THAT(read_error(dir, R"({"model_type": "gpt2"})"),
+             Contains("config.json") && Contains("\"model_type\" is \"gpt2\"") &&
+                 Contains("\"bert\", \"roberta\", \"xlm-roberta\""));
   CHECK_THAT(read_error(dir, R"({"model_type": 1})"), Contains("\"model_type\""));
   CHECK_THAT(read_error(dir, R"({"position_embedding_type": "relative_key"})"),
              Contains("\"position_embedding_type\" is \"relative_key\"") && Contains("absolute"));
   CHECK_THAT(read_error(dir, R"({"is_decoder": true})"), Contains("\"is_decoder\" is true"));
   CHECK_THAT(read_error(dir, R"({"add_cross_attention": true})"), Contains("\"add_cross_attention\""));
   CHECK_NOTHROW(read_bert_config(put(dir, R"({"is_decoder": false, "position_embedding_type": "absolute"})")));
+}
+
+TEST_CASE("RoBERTa and XLM-RoBERTa configs read with their own defaults and write back as themselves") {
+  temp_dir dir;
+  for (const std::string type : {"roberta", "xlm-roberta"}) {
+    INFO(type);
+    // roberta-base's config.json, abridged: no pad_token_id would mean RobertaConfig's 1
+    const auto c = read_bert_config(put(dir, R"({"model_type": ")" + type + R"(", "vocab_size": 50265,
+        "max_position_embeddings": 514, "type_vocab_size": 1, "layer_norm_eps": 1e-05})"));
+    CHECK(c.model_type == type);
+    CHECK(c.pad_token_id == 1);
+    CHECK(c.positions_after_padding());
+    CHECK(c.weights_prefix() == "roberta");
+    CHECK(c.max_sequence_length() == 512);
+    CHECK(c.type_vocab_size == 1);
+    const fs::path out = dir.path() / "written.json";
+    write_bert_config(c, out);
+    const auto back = read_bert_config(out);
+    CHECK(back == c);
+    const auto json = nlohmann::json::parse(std::ifstream(out));
+    CHECK(json["model_type"] == type);
+    CHECK(json["architectures"][0] == (type == "roberta" ? "RobertaForQuestionAnswering" : "XLMRobertaForQuestionAnswering"));
+  }
+  // a position table with no room after the padding rows is refused naming the field
+  CHECK_THAT(read_error(dir, R"({"model_type": "roberta", "max_position_embeddings": 2})"),
+             Contains("max_position_embeddings = 2") && Contains("pad_token_id + 2"));
 }
 
 TEST_CASE("unreadable files and non-JSON throw io_error naming the file") {

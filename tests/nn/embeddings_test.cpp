@@ -42,9 +42,10 @@ struct fixture {
   std::vector<float> params, w;  // w: weights of the objective L = sum(w * y)
 
   fixture(std::size_t vocab, std::size_t hidden, std::size_t positions, std::vector<std::int32_t> ids_,
-          std::vector<std::int32_t> types_, std::size_t batch_, std::int64_t pad, unsigned seed)
+          std::vector<std::int32_t> types_, std::size_t batch_, std::int64_t pad, unsigned seed,
+          cputrain::nn::position_rule rule = cputrain::nn::position_rule::index)
       : batch(batch_), seq(ids_.size() / batch_), ids(std::move(ids_)), types(std::move(types_)) {
-    emb = embeddings::create(table, vocab, hidden, positions, 2, pad, 1e-12f);
+    emb = embeddings::create(table, "bert", vocab, hidden, positions, 2, pad, 1e-12f, rule);
     table.add("after.weight", {5}, cputrain::nn::parameter_role::weight);
     std::mt19937 rng(seed);
     params = random_values(table.total_size(), rng);
@@ -52,15 +53,34 @@ struct fixture {
     w = random_values(ids.size() * hidden, rng);
   }
 
-  /// LayerNorm(word[id] + position[t % seq] + type[type]) in double.
+  /// Each token's position row as Hugging Face computes it: BERT's arange, or RoBERTa's
+  /// create_position_ids_from_input_ids: cumsum(mask) * mask + padding_idx, mask = ids != padding_idx.
+  std::vector<std::size_t> hf_positions() const {
+    std::vector<std::size_t> out(ids.size());
+    for (std::size_t b = 0; b < batch; ++b) {
+      std::int64_t cumsum = 0;
+      for (std::size_t i = 0; i < seq; ++i) {
+        const std::size_t t = b * seq + i;
+        const std::int64_t mask = ids[t] != emb.pad_token_id ? 1 : 0;
+        cumsum += mask;
+        out[t] = emb.rule == cputrain::nn::position_rule::index
+                     ? i
+                     : static_cast<std::size_t>(cumsum * mask + emb.pad_token_id);
+      }
+    }
+    return out;
+  }
+
+  /// LayerNorm(word[id] + position[hf_positions] + type[type]) in double.
   std::vector<double> reference(const std::vector<double>& p) const {
+    const auto pos = hf_positions();
     const std::size_t H = emb.hidden;
     std::vector<double> y(ids.size() * H);
     for (std::size_t t = 0; t < ids.size(); ++t) {
       std::vector<double> s(H);
       double mean = 0, var = 0;
       for (std::size_t j = 0; j < H; ++j) {
-        s[j] = p[emb.word + static_cast<std::size_t>(ids[t]) * H + j] + p[emb.position + (t % seq) * H + j] +
+        s[j] = p[emb.word + static_cast<std::size_t>(ids[t]) * H + j] + p[emb.position + pos[t] * H + j] +
                p[emb.token_type + static_cast<std::size_t>(types[t]) * H + j];
         mean += s[j];
       }
@@ -97,7 +117,7 @@ struct fixture {
 
 TEST_CASE("embeddings::create registers Hugging Face's five tensors") {
   parameter_table t;
-  const auto e = embeddings::create(t, 100, 16, 32, 2, 0, 1e-12f);
+  const auto e = embeddings::create(t, "bert", 100, 16, 32, 2, 0, 1e-12f);
   CHECK(t.at("bert.embeddings.word_embeddings.weight").shape == std::vector<std::int64_t>{100, 16});
   CHECK(t.at("bert.embeddings.position_embeddings.weight").shape == std::vector<std::int64_t>{32, 16});
   CHECK(t.at("bert.embeddings.token_type_embeddings.weight").shape == std::vector<std::int64_t>{2, 16});
@@ -190,6 +210,51 @@ TEST_CASE("embeddings backward matches central differences, repeated ids accumul
   // The tensor after the embeddings is not touched.
   const auto& after = f.table.at("after.weight");
   for (std::size_t i = 0; i < after.size; ++i) CHECK(grads[after.offset + i] == initial[after.offset + i]);
+}
+
+TEST_CASE("RoBERTa's positions: real tokens count from pad_token_id + 1, padding sits at pad_token_id") {
+  using cputrain::nn::position_rule;
+  // pad 1; the second sequence has padding inside and at its end
+  const fixture f(7, 80, 12, {0, 3, 3, 5, 2, 2, 0, 1, 4, 6, 1, 1}, std::vector<std::int32_t>(12, 0), 2, 1, 5,
+                  position_rule::after_padding);
+  const auto pos = f.hf_positions();
+  CHECK(pos == std::vector<std::size_t>{2, 3, 4, 5, 6, 7, 2, 1, 3, 4, 1, 1});
+  const auto o = f.forward();
+  const std::size_t H = f.emb.hidden;
+  for (std::size_t t = 0; t < f.ids.size(); ++t) {
+    for (std::size_t j = 0; j < H; ++j) {
+      const float want = (f.params[f.emb.word + static_cast<std::size_t>(f.ids[t]) * H + j] +
+                          f.params[f.emb.token_type + static_cast<std::size_t>(f.types[t]) * H + j]) +
+                         f.params[f.emb.position + pos[t] * H + j];
+      REQUIRE(o.sum[t * H + j] == want);
+    }
+  }
+  // Backward: the position rows used get the summed gradient of their tokens, the padding row (1) none
+  // (nn.Embedding(padding_idx)), rows 0 and 8.. none.
+  const auto grads = f.backward(o, std::vector<float>(f.table.total_size(), 0.0f));
+  for (std::size_t r = 0; r < f.emb.positions; ++r) {
+    const bool used = r != 1 && std::find(pos.begin(), pos.end(), r) != pos.end();
+    double size = 0;
+    for (std::size_t j = 0; j < H; ++j) size = std::max(size, std::abs(static_cast<double>(grads[f.emb.position + r * H + j])));
+    INFO("position row " << r);
+    CHECK((size > 0) == used);
+  }
+  // and the table's padding row is the one HF's init zeroes
+  CHECK(f.table.at("bert.embeddings.position_embeddings.weight").padding_row == 1);
+  CHECK(f.table.at("bert.embeddings.word_embeddings.weight").padding_row == 1);
+}
+
+TEST_CASE("RoBERTa's positions are right when a parallel block of rows starts inside a sequence") {
+  using cputrain::nn::position_rule;
+  // hidden 512: blocks of 32 rows, sequences of 100 with padding spread through them
+  const std::size_t batch = 3, seq = 100;
+  std::vector<std::int32_t> ids(batch * seq);
+  std::mt19937 rng(9);
+  for (auto& i : ids) i = static_cast<std::int32_t>(rng() % 5);  // pad 1 one time in five
+  const fixture f(5, 512, seq + 2, ids, std::vector<std::int32_t>(ids.size(), 0), batch, 1, 6,
+                  position_rule::after_padding);
+  const auto o = f.forward();
+  CHECK(relative_error(o.y.data(), f.reference({f.params.begin(), f.params.end()})) < 2e-6);
 }
 
 TEST_CASE("embeddings backward is bit-identical in arenas of 1 and 2 threads") {

@@ -49,7 +49,7 @@ struct fixture {
 
   explicit fixture(layer_dropout d, unsigned seed) : drop(d) {
     table.add("before.weight", {3}, cputrain::nn::parameter_role::weight);
-    layer = encoder_layer::create(table, 0, shape.hidden(), shape.heads, inter, eps);
+    layer = encoder_layer::create(table, "bert", 0, shape.hidden(), shape.heads, inter, eps);
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     params.assign(table.total_size(), 0.0f);
@@ -250,7 +250,7 @@ void check_layer(const fixture& f, double forward_tolerance, double gradient_tol
 
 TEST_CASE("encoder_layer::create registers BertLayer's sixteen tensors with Hugging Face names") {
   parameter_table t;
-  const auto l = encoder_layer::create(t, 3, 8, 2, 32, 1e-12f);
+  const auto l = encoder_layer::create(t, "bert", 3, 8, 2, 32, 1e-12f);
   const std::string p = "bert.encoder.layer.3.";
   CHECK(t.entries().size() == 16);
   CHECK(t.at(p + "attention.self.query.weight").shape == std::vector<std::int64_t>{8, 8});
@@ -444,7 +444,7 @@ void check_fused_equals_unfused(float p) {
   const attention_shape shape{3, 70, 4, 24};
   const std::size_t T = shape.tokens(), H = shape.hidden(), I = 200;
   parameter_table table;
-  const auto layer = encoder_layer::create(table, 0, H, shape.heads, I, 1e-12f);
+  const auto layer = encoder_layer::create(table, "bert", 0, H, shape.heads, I, 1e-12f);
   std::mt19937 rng(123);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<float> params(table.total_size()), input(T * H), dout(T * H), mask(T, 0.0f);

@@ -24,9 +24,10 @@ namespace {
 
 constexpr std::int64_t vocab = 30, hidden = 64;
 
-parameter_table bert_like_table() {
+// The word table's padding row is registered as the embeddings register it (pad_token_id; -1: none).
+parameter_table bert_like_table(std::int64_t pad = 0) {
   parameter_table t;
-  t.add("bert.embeddings.word_embeddings.weight", {vocab, hidden}, parameter_role::word_embedding);
+  t.add("bert.embeddings.word_embeddings.weight", {vocab, hidden}, parameter_role::word_embedding, pad);
   t.add("bert.embeddings.position_embeddings.weight", {16, hidden}, parameter_role::embedding);
   t.add("bert.embeddings.token_type_embeddings.weight", {2, hidden}, parameter_role::embedding);
   t.add("bert.embeddings.LayerNorm.weight", {hidden}, parameter_role::norm_weight);
@@ -41,10 +42,9 @@ parameter_table bert_like_table() {
   return t;
 }
 
-std::vector<float> initialized(const parameter_table& t, float range, std::int64_t pad, std::uint64_t seed,
-                               float fill = 0.0f) {
+std::vector<float> initialized(const parameter_table& t, float range, std::uint64_t seed, float fill = 0.0f) {
   std::vector<float> params(t.total_size(), fill);
-  hf_initialize(t, params, range, pad, seed);
+  hf_initialize(t, params, range, seed);
   return params;
 }
 
@@ -57,7 +57,7 @@ std::span<const float> tensor(const parameter_table& t, const std::vector<float>
 
 TEST_CASE("hf_initialize: LayerNorm weight 1, LayerNorm bias 0, biases 0") {
   const auto t = bert_like_table();
-  const auto params = initialized(t, 0.02f, 0, 1, std::numeric_limits<float>::quiet_NaN());
+  const auto params = initialized(t, 0.02f, 1, std::numeric_limits<float>::quiet_NaN());
   for (const auto& p : t.entries()) {
     const auto v = tensor(t, params, p.name);
     INFO(p.name);
@@ -77,18 +77,21 @@ TEST_CASE("hf_initialize: LayerNorm weight 1, LayerNorm bias 0, biases 0") {
 TEST_CASE("hf_initialize goes by each tensor's role, not its name") {
   // DistilBERT's names: no "LayerNorm" in the norms, and the word table is found by its role.
   parameter_table t;
-  t.add("distilbert.embeddings.word_embeddings.weight", {vocab, hidden}, parameter_role::word_embedding);
+  t.add("distilbert.embeddings.word_embeddings.weight", {vocab, hidden}, parameter_role::word_embedding, 3);
   t.add("distilbert.transformer.layer.0.sa_layer_norm.weight", {hidden}, parameter_role::norm_weight);
   t.add("distilbert.transformer.layer.0.sa_layer_norm.bias", {hidden}, parameter_role::norm_bias);
   t.add("distilbert.transformer.layer.0.ffn.lin1.weight", {hidden, hidden}, parameter_role::weight);
-  t.add("tokens", {vocab, hidden}, parameter_role::word_embedding);  // any name: still the padding row
-  const auto params = initialized(t, 0.02f, 3, 7, std::numeric_limits<float>::quiet_NaN());
+  t.add("tokens", {vocab, hidden}, parameter_role::word_embedding, 3);  // any name: still the padding row
+  // RoBERTa's position table has a padding row too (its padding_idx is pad_token_id)
+  t.add("roberta.embeddings.position_embeddings.weight", {16, hidden}, parameter_role::embedding, 3);
+  const auto params = initialized(t, 0.02f, 7, std::numeric_limits<float>::quiet_NaN());
   for (float x : tensor(t, params, "distilbert.transformer.layer.0.sa_layer_norm.weight")) CHECK(x == 1.0f);
   for (float x : tensor(t, params, "distilbert.transformer.layer.0.sa_layer_norm.bias")) CHECK(x == 0.0f);
   std::size_t zeros = 0;
   for (float x : tensor(t, params, "distilbert.transformer.layer.0.ffn.lin1.weight")) zeros += x == 0.0f;
   CHECK(zeros == 0);
-  for (const char* table : {"distilbert.embeddings.word_embeddings.weight", "tokens"}) {
+  for (const char* table :
+       {"distilbert.embeddings.word_embeddings.weight", "tokens", "roberta.embeddings.position_embeddings.weight"}) {
     const auto word = tensor(t, params, table);
     INFO(table);
     for (std::int64_t j = 0; j < hidden; ++j) CHECK(word[static_cast<std::size_t>(3 * hidden + j)] == 0.0f);
@@ -97,9 +100,9 @@ TEST_CASE("hf_initialize goes by each tensor's role, not its name") {
 }
 
 TEST_CASE("hf_initialize zeroes the padding row of the word embeddings only, and leaves the padding floats") {
-  const auto t = bert_like_table();
   for (std::int64_t pad : {std::int64_t{0}, std::int64_t{5}, vocab - 1}) {
-    const auto params = initialized(t, 0.02f, pad, 2);
+    const auto t = bert_like_table(pad);
+    const auto params = initialized(t, 0.02f, 2);
     const auto word = tensor(t, params, "bert.embeddings.word_embeddings.weight");
     for (std::int64_t r = 0; r < vocab; ++r) {
       std::size_t zeros = 0;
@@ -118,18 +121,19 @@ TEST_CASE("hf_initialize zeroes the padding row of the word embeddings only, and
   }
   // No padding token (-1) or one outside the vocabulary: no row zeroed, nothing written out of bounds.
   for (std::int64_t pad : {std::int64_t{-1}, vocab, vocab + 100}) {
-    const auto params = initialized(t, 0.02f, pad, 2);
+    const auto t = bert_like_table(pad);
+    const auto params = initialized(t, 0.02f, 2);
     std::size_t zeros = 0;
     for (float x : tensor(t, params, "bert.embeddings.word_embeddings.weight")) zeros += x == 0.0f;
     CHECK(zeros == 0);
-    CHECK(params == initialized(t, 0.02f, -1, 2));
+    CHECK(params == initialized(bert_like_table(-1), 0.02f, 2));
   }
 }
 
 TEST_CASE("hf_initialize draws weights from normal(0, initializer_range)") {
   const auto t = bert_like_table();
   for (float range : {0.02f, 0.5f}) {
-    const auto params = initialized(t, range, 0, 3);
+    const auto params = initialized(t, range, 3);
     const auto w = tensor(t, params, "bert.encoder.layer.0.intermediate.dense.weight");
     const double n = static_cast<double>(w.size());
     double sum = 0, sq = 0;
@@ -155,7 +159,7 @@ TEST_CASE("hf_initialize draws weights from normal(0, initializer_range)") {
 
 TEST_CASE("hf_initialize is deterministic per seed, different across seeds and across tensors") {
   const auto t = bert_like_table();
-  const auto a = initialized(t, 0.02f, 0, 7), b = initialized(t, 0.02f, 0, 7), c = initialized(t, 0.02f, 0, 8);
+  const auto a = initialized(t, 0.02f, 7), b = initialized(t, 0.02f, 7), c = initialized(t, 0.02f, 8);
   CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
   std::size_t same = 0, random_elements = 0;
   for (const auto& p : t.entries()) {

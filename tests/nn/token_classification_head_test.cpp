@@ -1,5 +1,5 @@
 // Tests for include/cputrain/nn/token_classification_head.hpp against the PyTorch reference of Hugging Face's
-// BertForTokenClassification (scripts/encoder_reference.py): logits, loss with -100 ignored, every gradient,
+// BertForTokenClassification and RobertaForTokenClassification (scripts/encoder_reference.py): logits, loss with -100 ignored, every gradient,
 // bf16 mixed precision, and the labels it refuses.
 #include "cputrain/nn/token_classification_head.hpp"
 
@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "cputrain/nn/encoder_model.hpp"
 #include "support/encoder_fixture.hpp"
@@ -26,8 +27,10 @@ ct::nn::token_classification_batch batch_of(const ct::test::encoder_fixture& f) 
   return b;
 }
 
-TEST_CASE("BertForTokenClassification in fp32: logits, loss over the labelled tokens and every gradient as PyTorch's") {
-  const ct::test::encoder_fixture f("bert_token_classification");
+TEST_CASE("BERT's and RoBERTa's token heads in fp32: logits, loss over the labelled tokens and every gradient as PyTorch's") {
+  const std::string name = GENERATE("bert_token_classification", "roberta_token_classification");
+  INFO(name);
+  const ct::test::encoder_fixture f(name);
   fp32_model model(f.config, 1);
   f.load(model);
   const auto batch = batch_of(f);
@@ -44,7 +47,9 @@ TEST_CASE("BertForTokenClassification in fp32: logits, loss over the labelled to
 }
 
 TEST_CASE("a token head under bf16 mixed precision stays near PyTorch's autocast and our fp32") {
-  const ct::test::encoder_fixture f("bert_token_classification");
+  const std::string name = GENERATE("bert_token_classification", "roberta_token_classification");
+  INFO(name);
+  const ct::test::encoder_fixture f(name);
   fp32_model full(f.config, 1);
   bf16_model mixed(f.config, 1);
   f.load(full);

@@ -33,6 +33,7 @@ struct encoder_fixture {
                                         (name + ".safetensors"))),
         config_json(nlohmann::json::parse(file.metadata().at("config"))) {
     const auto& c = config_json;
+    config.model_type = c["model_type"];
     config.vocab_size = c["vocab_size"];
     config.hidden_size = c["hidden_size"];
     config.num_hidden_layers = c["num_hidden_layers"];

@@ -1,5 +1,5 @@
 // Hugging Face config.json <-> cputrain::nn::bert_config: read_bert_config(path) reads one as transformers writes
-// it (unknown keys ignored, missing ones defaulted; a different model is refused), write_bert_config(config, path)
+// it (unknown keys ignored, missing ones defaulted; a model_type cputrain does not implement is refused), write_bert_config(config, path)
 // writes one from_pretrained loads, atomically and as save_pretrained formats it. Errors are io_error naming the
 // file and the key.
 #pragma once
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -107,6 +108,23 @@ class bert_config_reader {
     }
   }
 
+  /// A string key that must be one of `allowed` (absent: the field keeps its default).
+  void read_one_of(const char* key, std::string& field, std::span<const char* const> allowed) const {
+    const auto it = json_.find(key);
+    if (it == json_.end()) return;
+    if (!it->is_string()) bad_type(key, *it, "a string");
+    const auto& value = it->get_ref<const std::string&>();
+    std::string known;
+    for (const char* a : allowed) {
+      if (value == a) {
+        field = value;
+        return;
+      }
+      known += std::string(known.empty() ? "" : ", ") + "\"" + a + "\"";
+    }
+    fail(quoted(key) + " is " + config_value_text(*it) + ", which cputrain does not implement; it implements " + known);
+  }
+
   void require_not_true(const char* key, const std::string& why) const {
     const auto it = json_.find(key);
     if (it != json_.end() && it->is_boolean() && it->get<bool>()) {
@@ -145,12 +163,14 @@ CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& conf
                    ", not a JSON object");
   }
   const detail::bert_config_reader reader(config_json, json);
-  reader.require_string("model_type", "bert", "cputrain reads BERT models only (model_type \"bert\")");
-  reader.require_string("position_embedding_type", "absolute", "cputrain implements absolute position embeddings only");
-  reader.require_not_true("is_decoder", "cputrain implements the BERT encoder only");
-  reader.require_not_true("add_cross_attention", "cputrain implements the BERT encoder only");
-
   nn::bert_config config;
+  reader.read_one_of("model_type", config.model_type, nn::supported_model_types);
+  reader.require_string("position_embedding_type", "absolute", "cputrain implements absolute position embeddings only");
+  reader.require_not_true("is_decoder", "cputrain implements the encoder only");
+  reader.require_not_true("add_cross_attention", "cputrain implements the encoder only");
+  // RobertaConfig's default padding id (and so its first position) is 1, BertConfig's 0.
+  if (config.positions_after_padding()) config.pad_token_id = 1;
+
   reader.read("vocab_size", config.vocab_size);
   reader.read("hidden_size", config.hidden_size);
   reader.read("num_hidden_layers", config.num_hidden_layers);
@@ -173,15 +193,24 @@ CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& conf
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
-/// Writes `config` as a config.json that transformers loads (architectures = [architecture], model_type "bert",
-/// absolute position embeddings), atomically. usage_error if the config does not validate; io_error on failure
-/// to write.
+/// Hugging Face's class-name prefix of a model_type: "Bert", "Roberta", "XLMRoberta".
+[[nodiscard]] inline std::string hf_class_prefix(const std::string& model_type) {
+  if (model_type == "roberta") return "Roberta";
+  if (model_type == "xlm-roberta") return "XLMRoberta";
+  return "Bert";
+}
+
+/// Writes `config` as a config.json that transformers loads (architectures = [architecture], by default the
+/// model_type's *ForQuestionAnswering; absolute position embeddings), atomically. usage_error if the config does
+/// not validate; io_error on failure to write.
 inline void write_bert_config(const nn::bert_config& config, const std::filesystem::path& path,
-                              std::string_view architecture = "BertForQuestionAnswering") {
+                              std::string_view architecture = {}) {
   config.validate();
+  const std::string class_name =
+      architecture.empty() ? hf_class_prefix(config.model_type) + "ForQuestionAnswering" : std::string(architecture);
   // nlohmann::json keeps object keys sorted, which gives the sort_keys=True order save_pretrained uses.
   nlohmann::json json = {
-      {"architectures", nlohmann::json::array({std::string(architecture)})},
+      {"architectures", nlohmann::json::array({class_name})},
       {"attention_probs_dropout_prob", detail::config_float(config.attention_probs_dropout_prob)},
       {"classifier_dropout", nullptr},
       {"hidden_act", config.hidden_act},
@@ -191,7 +220,7 @@ inline void write_bert_config(const nn::bert_config& config, const std::filesyst
       {"intermediate_size", config.intermediate_size},
       {"layer_norm_eps", detail::config_float(config.layer_norm_eps)},
       {"max_position_embeddings", config.max_position_embeddings},
-      {"model_type", "bert"},
+      {"model_type", config.model_type},
       {"num_attention_heads", config.num_attention_heads},
       {"num_hidden_layers", config.num_hidden_layers},
       {"pad_token_id", config.pad_token_id},

@@ -27,7 +27,9 @@ namespace detail {
 /// The file tensor that holds model tensor `name` under pretrained loading, or "" when there is none.
 inline std::string pretrained_source(const safetensors_file& file, const std::string& name) {
   std::vector<std::string> candidates{name};
-  if (name.starts_with("bert.")) candidates.push_back(name.substr(5));  // saved from a bare BertModel
+  for (const std::string prefix : {"bert.", "roberta."}) {  // saved from a bare BertModel or RobertaModel
+    if (name.starts_with(prefix)) candidates.push_back(name.substr(prefix.size()));
+  }
   std::vector<std::string> with_old_names;
   for (const auto& c : candidates) {
     if (c.ends_with("LayerNorm.weight")) with_old_names.push_back(c.substr(0, c.size() - 6) + "gamma");

@@ -3,7 +3,9 @@
 // validate() throws usage_error naming the field for what the model cannot run (only the exact erf "gelu").
 #pragma once
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -14,6 +16,8 @@
 namespace cputrain::nn {
 
 struct bert_config {
+  /// Which family's names and position rule: "bert" (also MiniLM), "roberta" or "xlm-roberta" (supported_model_types).
+  std::string model_type = "bert";
   int vocab_size = 30522;
   int hidden_size = 768;
   int num_hidden_layers = 12;
@@ -40,6 +44,19 @@ struct bert_config {
     return classifier_dropout.value_or(hidden_dropout_prob);
   }
 
+  /// RoBERTa's rule (create_position_ids_from_input_ids): a real token's position is pad_token_id + 1 + its
+  /// index among the sequence's real tokens, padding sits at pad_token_id; BERT's is the index in the sequence.
+  [[nodiscard]] bool positions_after_padding() const noexcept {
+    return model_type == "roberta" || model_type == "xlm-roberta";
+  }
+  /// The prefix of the encoder's tensor names in Hugging Face's checkpoints ("bert", "roberta").
+  [[nodiscard]] std::string weights_prefix() const { return positions_after_padding() ? "roberta" : "bert"; }
+  /// The longest sequence the position table can place (RoBERTa's first pad_token_id + 1 rows are not positions
+  /// of real tokens: 512 of roberta-base's 514).
+  [[nodiscard]] int max_sequence_length() const noexcept {
+    return positions_after_padding() ? max_position_embeddings - pad_token_id - 1 : max_position_embeddings;
+  }
+
   /// Width of one attention head. Meaningful once validate() has passed.
   [[nodiscard]] int head_dim() const noexcept {
     return num_attention_heads > 0 ? hidden_size / num_attention_heads : 0;
@@ -50,6 +67,9 @@ struct bert_config {
 
   friend bool operator==(const bert_config&, const bert_config&) = default;
 };
+
+/// The model_type values cputrain implements, as config.json spells them.
+inline constexpr const char* supported_model_types[] = {"bert", "roberta", "xlm-roberta"};
 
 namespace detail {
 
@@ -78,6 +98,12 @@ inline void require_probability_field(const char* field, float value) {
 }  // namespace detail
 
 inline void bert_config::validate() const {
+  if (std::find(std::begin(supported_model_types), std::end(supported_model_types), model_type) ==
+      std::end(supported_model_types)) {
+    std::string known;
+    for (const char* t : supported_model_types) known += std::string(known.empty() ? "" : ", ") + "\"" + t + "\"";
+    detail::bad_config_field("model_type", "\"" + model_type + "\"", "is not supported; supported: " + known);
+  }
   detail::require_positive_field("vocab_size", vocab_size);
   detail::require_positive_field("hidden_size", hidden_size);
   detail::require_positive_field("num_hidden_layers", num_hidden_layers);
@@ -102,6 +128,12 @@ inline void bert_config::validate() const {
   if (pad_token_id < 0 || pad_token_id >= vocab_size) {
     detail::bad_config_field("pad_token_id", std::to_string(pad_token_id),
                              "must be in [0, vocab_size = " + std::to_string(vocab_size) + ")");
+  }
+  if (positions_after_padding() && max_sequence_length() < 1) {
+    detail::bad_config_field("max_position_embeddings", std::to_string(max_position_embeddings),
+                             "leaves no position for a real token: " + model_type +
+                                 " places them after pad_token_id = " + std::to_string(pad_token_id) +
+                                 ", so it must be at least pad_token_id + 2");
   }
   // Before any estimate or allocation: sizes whose products no 64-bit count can hold (a typo's extra digits).
   const double H = hidden_size, weights = static_cast<double>(num_hidden_layers) * (4.0 * H * H + 2.0 * H * intermediate_size) +

@@ -1,5 +1,6 @@
-// cputrain::nn::encoder — the transformer encoder every head sits on (BertModel without its pooler): embeddings,
-// dropout, then num_hidden_layers post-LayerNorm layers. It registers its tensors in a parameter registry, describes
+// cputrain::nn::encoder — the transformer encoder every head sits on (BertModel or RobertaModel without the
+// pooler): embeddings, dropout, then num_hidden_layers post-LayerNorm layers, under the config's model_type's
+// names ("bert." or "roberta.") and position rule. It registers its tensors in a parameter registry, describes
 // the workspace a batch needs (encoder_workspace::lay_out), and runs forward and backward over views into a model's
 // flat buffers; encoder_model.hpp owns those buffers and composes the encoder with a head.
 #pragma once
@@ -147,13 +148,15 @@ struct encoder {
  private:
   template <parameter_registry R>
   static embeddings create_embeddings(R& table, const bert_config& c) {
-    return embeddings::create(table, static_cast<std::size_t>(c.vocab_size), static_cast<std::size_t>(c.hidden_size),
+    return embeddings::create(table, c.weights_prefix(), static_cast<std::size_t>(c.vocab_size),
+                              static_cast<std::size_t>(c.hidden_size),
                               static_cast<std::size_t>(c.max_position_embeddings),
-                              static_cast<std::size_t>(c.type_vocab_size), c.pad_token_id, c.layer_norm_eps);
+                              static_cast<std::size_t>(c.type_vocab_size), c.pad_token_id, c.layer_norm_eps,
+                              c.positions_after_padding() ? position_rule::after_padding : position_rule::index);
   }
   template <parameter_registry R>
   static encoder_layer create_layer(R& table, const bert_config& c, std::size_t index) {
-    return encoder_layer::create(table, index, static_cast<std::size_t>(c.hidden_size),
+    return encoder_layer::create(table, c.weights_prefix(), index, static_cast<std::size_t>(c.hidden_size),
                                  static_cast<std::size_t>(c.num_attention_heads),
                                  static_cast<std::size_t>(c.intermediate_size), c.layer_norm_eps);
   }

@@ -105,9 +105,9 @@ struct encoder_layer {
   float eps = 1e-12f;
 
   template <parameter_registry R>
-  static encoder_layer create(R& table, std::size_t index, std::size_t hidden, std::size_t heads,
-                              std::size_t intermediate_size, float eps) {
-    const std::string p = "bert.encoder.layer." + std::to_string(index) + ".";
+  static encoder_layer create(R& table, const std::string& prefix, std::size_t index, std::size_t hidden,
+                              std::size_t heads, std::size_t intermediate_size, float eps) {
+    const std::string p = prefix + ".encoder.layer." + std::to_string(index) + ".";
     encoder_layer l;
     l.hidden = hidden;
     l.inter = intermediate_size;

@@ -67,7 +67,8 @@ class encoder_model {
   void zero_grad() { std::fill(grads_.begin(), grads_.end(), 0.0f); }
 
   /// Runs the model on `batch`; returns the head's loss when the batch has labels (NaN otherwise). The logits
-  /// stay readable through logits() until the next forward.
+  /// stay readable through logits() until the next forward; backward() reads `batch` again, so it must outlive
+  /// the backward of this forward.
   float forward(const batch_type& batch, const forward_options& options = {});
 
   /// Back-propagates the loss of the last forward (which must have had labels), adding `loss_scale` times its
@@ -76,9 +77,7 @@ class encoder_model {
   void backward(float loss_scale = 1.0f, const gradients_ready& ready = {});
 
   /// The head's logits of the last forward (qa_head: [tokens, 2], start and end of each token).
-  [[nodiscard]] std::span<const float> logits() const {
-    return {head_ws_.logits, batch_ != nullptr ? head_.logit_count(*batch_) : 0};
-  }
+  [[nodiscard]] std::span<const float> logits() const { return {head_ws_.logits, logit_count_}; }
 
   /// Bytes of the activations (in the activation type) the workspace keeps for backward, at its current size;
   /// the float row statistics kept beside them are not included.
@@ -120,6 +119,7 @@ class encoder_model {
   encoder_workspace<A> encoder_ws_;
   typename Head::template workspace<A> head_ws_;
   const batch_type* batch_ = nullptr;
+  std::size_t logit_count_ = 0;
   forward_options options_;
 };
 
@@ -134,16 +134,17 @@ encoder_model<Head, Precision, Alloc>::encoder_model(const bert_config& config, 
   head_ = Head::create(table_, config_);
   params_.assign(table_.total_size(), 0.0f);
   grads_.assign(table_.total_size(), 0.0f);
-  hf_initialize(table_, params_, config_.initializer_range, config_.pad_token_id, init_seed);
+  hf_initialize(table_, params_, config_.initializer_range, init_seed);
   parameters_changed();
 }
 
 template <class Head, class Precision, class Alloc>
 float encoder_model<Head, Precision, Alloc>::forward(const batch_type& batch, const forward_options& options) {
   batch.validate(static_cast<std::size_t>(config_.vocab_size), static_cast<std::size_t>(config_.type_vocab_size),
-                 static_cast<std::size_t>(config_.max_position_embeddings));
+                 static_cast<std::size_t>(config_.max_sequence_length()));
   prepare_workspace(batch.batch, batch.seq);
   batch_ = &batch;
+  logit_count_ = head_.logit_count(batch);
   options_ = options;
   encoder_.forward(gemm_weights(), params_.data(), batch, options, first_stream(), encoder_ws_);
   return head_.forward(gemm_weights(), params_.data(), batch, encoder_ws_.hidden, options,

@@ -1,6 +1,6 @@
 // Hugging Face BERT's initialisation for training from scratch (BertPreTrainedModel._init_weights): Linear and
 // Embedding weights normal(0, initializer_range), biases zero, LayerNorm weight 1 and bias 0, the padding row of
-// the word embeddings zero. The normal draws come from a counter-based generator and Box-Muller written here, so
+// an embedding table (the word table's pad_token_id row; RoBERTa's position table has one too) zero. The normal draws come from a counter-based generator and Box-Muller written here, so
 // a seed gives the same weights with every compiler and standard library (std::normal_distribution does not).
 #pragma once
 
@@ -23,7 +23,7 @@ namespace cputrain::nn {
 
 /// Fills `params` (laid out by `table`) as Hugging Face initialises a BERT model, each tensor by its role.
 inline void hf_initialize(const parameter_table& table, std::span<float> params, float initializer_range,
-                          std::int64_t pad_token_id, std::uint64_t seed) {
+                          std::uint64_t seed) {
   std::uint64_t stream = 0;
   for (const auto& p : table.entries()) {
     float* w = params.data() + p.offset;
@@ -39,10 +39,9 @@ inline void hf_initialize(const parameter_table& table, std::span<float> params,
       case parameter_role::embedding:
       case parameter_role::word_embedding:
         for (std::size_t i = 0; i < p.size; ++i) w[i] = initializer_range * standard_normal(seed, stream, i);
-        if (p.role == parameter_role::word_embedding && pad_token_id >= 0 && p.shape.size() == 2 &&
-            pad_token_id < p.shape[0]) {
+        if (p.padding_row >= 0 && p.shape.size() == 2 && p.padding_row < p.shape[0]) {
           const auto width = static_cast<std::size_t>(p.shape[1]);
-          for (std::size_t j = 0; j < width; ++j) w[static_cast<std::size_t>(pad_token_id) * width + j] = 0.0f;
+          for (std::size_t j = 0; j < width; ++j) w[static_cast<std::size_t>(p.padding_row) * width + j] = 0.0f;
         }
         break;
     }

@@ -49,6 +49,9 @@ struct parameter_info {
   std::size_t offset = 0;  // in floats, into the flat buffers
   std::size_t size = 0;    // elements (product of shape)
   parameter_role role = parameter_role::weight;
+  /// An embedding table's padding_idx row (-1: none): initialised to zero and given no gradient, as torch's
+  /// nn.Embedding(padding_idx) does.
+  std::int64_t padding_row = -1;
   /// Whether weight decay applies, as Hugging Face's Trainer groups it.
   [[nodiscard]] bool decay() const noexcept { return hf_decays(role); }
 };
@@ -57,6 +60,7 @@ struct parameter_info {
 template <class R>
 concept parameter_registry = requires(R r, std::string name, std::vector<std::int64_t> shape, parameter_role role) {
   { r.add(std::move(name), std::move(shape), role) } -> std::same_as<std::size_t>;
+  { r.add(std::move(name), std::move(shape), role, std::int64_t{0}) } -> std::same_as<std::size_t>;
 };
 
 /// Every tensor starts on a 16-float (64-byte) boundary of the flat buffers.
@@ -67,7 +71,8 @@ class parameter_table {
   static constexpr std::size_t alignment_floats = parameter_alignment_floats;
 
   /// Appends a tensor and returns its offset. Names are unique; every dimension is positive.
-  std::size_t add(std::string name, std::vector<std::int64_t> shape, parameter_role role) {
+  std::size_t add(std::string name, std::vector<std::int64_t> shape, parameter_role role,
+                  std::int64_t padding_row = -1) {
     if (index_.contains(name)) throw usage_error("parameter_table: tensor \"" + name + "\" added twice");
     std::size_t size = 1;
     for (auto d : shape) {
@@ -76,6 +81,7 @@ class parameter_table {
     }
     parameter_info info;
     info.role = role;
+    info.padding_row = padding_row;
     info.name = std::move(name);
     info.shape = std::move(shape);
     info.offset = total_;
@@ -136,7 +142,8 @@ class parameter_tally {
  public:
   explicit parameter_tally(std::string what) : what_(std::move(what)) {}
 
-  std::size_t add(const std::string& /*name*/, const std::vector<std::int64_t>& shape, parameter_role /*role*/) {
+  std::size_t add(const std::string& /*name*/, const std::vector<std::int64_t>& shape, parameter_role /*role*/,
+                  std::int64_t /*padding_row*/ = -1) {
     std::uint64_t size = 1;
     for (auto d : shape) {
       if (d <= 0) throw usage_error(what_ + ": a dimension is " + std::to_string(d));

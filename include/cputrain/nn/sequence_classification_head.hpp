@@ -1,8 +1,10 @@
-// cputrain::nn::sequence_classification_head — the head of Hugging Face's BertForSequenceClassification: the
-// pooler (`bert.pooler.dense` [hidden, hidden] and tanh on each sequence's first token), dropout
-// (classifier_dropout, else hidden_dropout_prob), then `classifier` [num_labels, hidden]. The loss follows the
-// problem type as Hugging Face infers it (classification_loss.hpp): cross-entropy for class ids, BCE with logits
-// for multi-label targets, mean squared error for regression.
+// cputrain::nn::sequence_classification_head — the head of Hugging Face's *ForSequenceClassification, each
+// family's own, on each sequence's first token:
+//   BERT     `bert.pooler.dense` [hidden, hidden], tanh, dropout, `classifier` [num_labels, hidden]
+//   RoBERTa  dropout, `classifier.dense`, tanh, dropout, `classifier.out_proj` (RobertaClassificationHead)
+// with dropout classifier_dropout, else hidden_dropout_prob. The loss follows the problem type as Hugging Face
+// infers it (classification_loss.hpp): cross-entropy for class ids, BCE with logits for multi-label targets, mean
+// squared error for regression.
 #pragma once
 
 #include <algorithm>
@@ -27,19 +29,27 @@ namespace cputrain::nn {
 struct sequence_classification_head {
   using batch_type = sequence_classification_batch;
   static constexpr const char* model_name = "sequence classification model";
-  /// One dropout stream per step: the dropout between the pooler and the classifier.
-  static constexpr std::uint64_t dropout_sites = 1;
+  /// Two dropout streams per step: before the dense layer (RoBERTa's only) and before the classifier.
+  static constexpr std::uint64_t dropout_sites = 2;
 
-  linear pooler, classifier;
+  linear pooler, classifier;  // BERT's names; RoBERTa's classifier.dense and classifier.out_proj
   float dropout = 0.0f;
+  bool dropout_first = false;  // RoBERTa drops out the first token before its dense layer
   std::string configured_problem;
 
   template <parameter_registry R>
   static sequence_classification_head create(R& table, const bert_config& config) {
     const auto H = static_cast<std::size_t>(config.hidden_size);
+    const auto L = static_cast<std::size_t>(config.num_labels);
     sequence_classification_head head;
-    head.pooler = linear::create(table, "bert.pooler.dense", H, H);
-    head.classifier = linear::create(table, "classifier", H, static_cast<std::size_t>(config.num_labels));
+    head.dropout_first = config.weights_prefix() == "roberta";
+    if (head.dropout_first) {
+      head.pooler = linear::create(table, "classifier.dense", H, H);
+      head.classifier = linear::create(table, "classifier.out_proj", H, L);
+    } else {
+      head.pooler = linear::create(table, "bert.pooler.dense", H, H);
+      head.classifier = linear::create(table, "classifier", H, L);
+    }
     head.dropout = config.classifier_dropout_prob();
     head.configured_problem = config.problem_type;
     return head;
@@ -83,10 +93,13 @@ struct sequence_classification_head {
   float forward(const TW* gemm_weights, const float* params, const sequence_classification_batch& batch,
                 const float* h, const forward_options& options, std::uint64_t first_stream, workspace<A>& w) const {
     const std::size_t B = batch.batch, H = pooler.in;
-    for (std::size_t b = 0; b < B; ++b) kernels::keep(h + b * batch.seq * H, w.first + b * H, H);
+    for (std::size_t b = 0; b < B; ++b) std::copy_n(h + b * batch.seq * H, H, w.scratch + b * H);
+    if (dropout_first)
+      kernels::dropout_forward(w.scratch, B * H, probability(options), options.seed, first_stream, w.scratch);
+    kernels::keep(w.scratch, w.first, B * H);
     pooler.forward(gemm_weights, params, w.first, B, w.pooled);
     for (std::size_t i = 0; i < B * H; ++i) w.pooled[i] = std::tanh(w.pooled[i]);
-    kernels::dropout_forward(w.pooled, B * H, probability(options), options.seed, first_stream, w.scratch);
+    kernels::dropout_forward(w.pooled, B * H, probability(options), options.seed, first_stream + 1, w.scratch);
     kernels::keep(w.scratch, w.dropped, B * H);
     classifier.forward(gemm_weights, params, w.dropped, B, w.logits);
     if (!batch.has_labels()) return std::numeric_limits<float>::quiet_NaN();
@@ -103,10 +116,12 @@ struct sequence_classification_head {
     }
     float* d_pooled = w.scratch;
     classifier.backward(gemm_weights, grads, w.dropped, w.dlogits, B, d_pooled);
-    kernels::dropout_backward(d_pooled, B * H, probability(options), options.seed, first_stream, d_pooled);
+    kernels::dropout_backward(d_pooled, B * H, probability(options), options.seed, first_stream + 1, d_pooled);
     for (std::size_t i = 0; i < B * H; ++i) d_pooled[i] *= 1.0f - w.pooled[i] * w.pooled[i];
     float* d_first = w.scratch2;
     pooler.backward(gemm_weights, grads, w.first, d_pooled, B, d_first);
+    if (dropout_first)
+      kernels::dropout_backward(d_first, B * H, probability(options), options.seed, first_stream, d_first);
     std::fill(dh, dh + batch.tokens() * H, 0.0f);
     for (std::size_t b = 0; b < B; ++b) std::copy_n(d_first + b * H, H, dh + b * batch.seq * H);
   }
