@@ -271,6 +271,36 @@ TEST_CASE("RoBERTa and XLM-RoBERTa configs read with their own defaults and writ
              Contains("max_position_embeddings = 2") && Contains("pad_token_id + 2"));
 }
 
+TEST_CASE("a DistilBERT config.json reads its own keys and defaults, and writes back as DistilBertConfig writes it") {
+  temp_dir dir;
+  const auto c = read_bert_config(put(dir, R"({"model_type": "distilbert", "dim": 64, "n_heads": 4,
+      "hidden_dim": 256, "dropout": 0.05, "attention_dropout": 0.2, "activation": "gelu", "qa_dropout": 0.3,
+      "sinusoidal_pos_embds": false, "layer_norm_eps": 0.5})"));
+  CHECK(c.distilbert());
+  CHECK(c.hidden_size == 64);
+  CHECK(c.num_hidden_layers == 6);  // DistilBertConfig's default
+  CHECK(c.num_attention_heads == 4);
+  CHECK(c.intermediate_size == 256);
+  CHECK(c.hidden_dropout_prob == 0.05f);
+  CHECK(c.attention_probs_dropout_prob == 0.2f);
+  CHECK(c.qa_dropout == 0.3f);
+  CHECK(c.seq_classif_dropout == 0.2f);
+  CHECK(c.layer_norm_eps == 1e-12f);  // fixed in DistilBERT's code, whatever the file says
+  CHECK(c.weights_prefix() == "distilbert");
+  const fs::path out = dir.path() / "written.json";
+  write_bert_config(c, out);
+  CHECK(read_bert_config(out) == c);
+  const auto json = nlohmann::json::parse(std::ifstream(out));
+  CHECK(json["architectures"][0] == "DistilBertForQuestionAnswering");
+  CHECK(json["dim"] == 64);
+  CHECK(json["n_layers"] == 6);
+  CHECK_FALSE(json.contains("hidden_size"));
+  CHECK_THAT(read_error(dir, R"({"model_type": "distilbert", "sinusoidal_pos_embds": true})"),
+             Contains("\"sinusoidal_pos_embds\" is true"));
+  CHECK_THAT(read_error(dir, R"({"model_type": "distilbert", "dim": 30, "n_heads": 4})"),
+             Contains("hidden_size = 30") && Contains("num_attention_heads = 4"));
+}
+
 TEST_CASE("unreadable files and non-JSON throw io_error naming the file") {
   temp_dir dir;
   const fs::path missing = dir.path() / "missing.json";

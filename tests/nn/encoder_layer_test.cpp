@@ -49,7 +49,7 @@ struct fixture {
 
   explicit fixture(layer_dropout d, unsigned seed) : drop(d) {
     table.add("before.weight", {3}, cputrain::nn::parameter_role::weight);
-    layer = encoder_layer::create(table, "bert", 0, shape.hidden(), shape.heads, inter, eps);
+    layer = encoder_layer::create(table, cputrain::nn::layer_names::bert("bert", 0), shape.hidden(), shape.heads, inter, eps);
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     params.assign(table.total_size(), 0.0f);
@@ -95,11 +95,11 @@ struct fixture {
     }
     return y;
   }
-  void hidden_dropout(vec& x, std::uint64_t stream) const {
-    if (drop.hidden_p == 0.0f) return;
-    const double scale = cputrain::kernels::dropout_scale(drop.hidden_p);
+  void hidden_dropout(vec& x, std::uint64_t stream, float p) const {
+    if (p == 0.0f) return;
+    const double scale = cputrain::kernels::dropout_scale(p);
     for (std::size_t i = 0; i < x.size(); ++i) {
-      x[i] = cputrain::kernels::dropout_keeps(drop.seed, stream, i, drop.hidden_p) ? x[i] * scale : 0.0;
+      x[i] = cputrain::kernels::dropout_keeps(drop.seed, stream, i, p) ? x[i] * scale : 0.0;
     }
   }
   vec attention(const vec& q, const vec& k, const vec& v) const {
@@ -136,13 +136,13 @@ struct fixture {
   vec reference(const vec& p, const vec& x) const {
     const auto context = attention(dense(p, layer.query, x), dense(p, layer.key, x), dense(p, layer.value, x));
     auto a = dense(p, layer.attention_output, context);
-    hidden_dropout(a, drop.attention_output_stream);
+    hidden_dropout(a, drop.attention_output_stream, drop.attention_output_p);
     for (std::size_t i = 0; i < a.size(); ++i) a[i] += x[i];
     const auto h1 = layer_norm(p, layer.ln1_weight, layer.ln1_bias, a);
     auto f = dense(p, layer.intermediate, h1);
     for (auto& e : f) e = 0.5 * e * (1 + std::erf(e / std::sqrt(2.0)));
     auto o = dense(p, layer.output, f);
-    hidden_dropout(o, drop.output_stream);
+    hidden_dropout(o, drop.output_stream, drop.hidden_p);
     for (std::size_t i = 0; i < o.size(); ++i) o[i] += h1[i];
     return layer_norm(p, layer.ln2_weight, layer.ln2_bias, o);
   }
@@ -250,7 +250,7 @@ void check_layer(const fixture& f, double forward_tolerance, double gradient_tol
 
 TEST_CASE("encoder_layer::create registers BertLayer's sixteen tensors with Hugging Face names") {
   parameter_table t;
-  const auto l = encoder_layer::create(t, "bert", 3, 8, 2, 32, 1e-12f);
+  const auto l = encoder_layer::create(t, cputrain::nn::layer_names::bert("bert", 3), 8, 2, 32, 1e-12f);
   const std::string p = "bert.encoder.layer.3.";
   CHECK(t.entries().size() == 16);
   CHECK(t.at(p + "attention.self.query.weight").shape == std::vector<std::int64_t>{8, 8});
@@ -282,7 +282,7 @@ TEST_CASE("encoder_layer fp32: forward and every gradient match the double refer
 
 TEST_CASE("encoder_layer fp32: forward and every gradient match the double reference, dropout on") {
   layer_dropout d;
-  d.hidden_p = 0.2f;
+  d.hidden_p = d.attention_output_p = 0.2f;
   d.attention_p = 0.2f;
   d.seed = 42;
   d.attention_stream = 1;
@@ -306,7 +306,7 @@ TEST_CASE("encoder_layer bf16 activations: forward and every gradient close to t
   const fixture off({}, 3);
   check_layer<bf16>(off, 1e-2, 2e-2);
   layer_dropout d;
-  d.hidden_p = 0.1f;
+  d.hidden_p = d.attention_output_p = 0.1f;
   d.attention_p = 0.1f;
   d.seed = 7;
   d.attention_stream = 10;
@@ -362,7 +362,7 @@ void unfused_forward(const encoder_layer& l, const TW* gw, const float* params, 
   keep(context, act.context, T * H);
   float* ln1_in = compute_into(act.ln1_in, scratch.h_b);
   l.attention_output.forward(gw, params, act.context, T, ln1_in);
-  kn::dropout_forward(ln1_in, T * H, drop.hidden_p, drop.seed, drop.attention_output_stream, ln1_in);
+  kn::dropout_forward(ln1_in, T * H, drop.attention_output_p, drop.seed, drop.attention_output_stream, ln1_in);
   for (std::size_t i = 0; i < T * H; ++i) ln1_in[i] += h[i];
   keep(ln1_in, act.ln1_in, T * H);
   kn::layer_norm_forward(ln1_in, params + l.ln1_weight, params + l.ln1_bias, l.eps, T, H, h, act.ln1_mean,
@@ -397,7 +397,7 @@ void unfused_backward(const encoder_layer& l, const TW* gw, const float* params,
   l.intermediate.backward(gw, grads, act.h1, scratch.ff, T, dh, true);
   kn::layer_norm_backward(dh, act.ln1_in, act.ln1_mean, act.ln1_rstd, params + l.ln1_weight, T, H, dh,
                           grads + l.ln1_weight, grads + l.ln1_bias);
-  kn::dropout_backward(dh, T * H, drop.hidden_p, drop.seed, drop.attention_output_stream, scratch.h_a);
+  kn::dropout_backward(dh, T * H, drop.attention_output_p, drop.seed, drop.attention_output_stream, scratch.h_a);
   l.attention_output.backward(gw, grads, act.context, scratch.h_a, T, scratch.h_b);
   cputrain::nn::attention_backward(shape, act.q, act.k, act.v, act.probs,
                                    cputrain::kernels::dropout_draw{drop.attention_p, drop.seed, drop.attention_stream},
@@ -444,7 +444,7 @@ void check_fused_equals_unfused(float p) {
   const attention_shape shape{3, 70, 4, 24};
   const std::size_t T = shape.tokens(), H = shape.hidden(), I = 200;
   parameter_table table;
-  const auto layer = encoder_layer::create(table, "bert", 0, H, shape.heads, I, 1e-12f);
+  const auto layer = encoder_layer::create(table, cputrain::nn::layer_names::bert("bert", 0), H, shape.heads, I, 1e-12f);
   std::mt19937 rng(123);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<float> params(table.total_size()), input(T * H), dout(T * H), mask(T, 0.0f);
@@ -453,7 +453,7 @@ void check_fused_equals_unfused(float p) {
   for (auto& e : dout) e = u(rng);
   mask[shape.seq - 1] = mask[2 * shape.seq - 3] = cputrain::kernels::attention_mask_min;
   layer_dropout drop;
-  drop.hidden_p = drop.attention_p = p;
+  drop.hidden_p = drop.attention_output_p = drop.attention_p = p;
   drop.seed = 5;
   drop.attention_stream = 1;
   drop.attention_output_stream = 2;

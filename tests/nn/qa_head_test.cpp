@@ -1,5 +1,5 @@
-// Tests for include/cputrain/nn/qa_head.hpp on the encoder families: BertForQuestionAnswering and
-// RobertaForQuestionAnswering against their PyTorch references (scripts/encoder_reference.py) — logits, loss and
+// Tests for include/cputrain/nn/qa_head.hpp on the encoder families: BertForQuestionAnswering,
+// RobertaForQuestionAnswering and DistilBertForQuestionAnswering against their PyTorch references (scripts/encoder_reference.py) — logits, loss and
 // every gradient in fp32, bf16 near autocast. (tests/nn/bert_qa_test.cpp holds the BERT model's older reference and
 // its AdamW steps.)
 #include "cputrain/nn/qa_head.hpp"
@@ -28,8 +28,9 @@ ct::nn::qa_batch batch_of(const ct::test::encoder_fixture& f) {
   return b;
 }
 
-TEST_CASE("BERT's and RoBERTa's QA models in fp32: logits, loss and every gradient as PyTorch's") {
-  const std::string name = GENERATE("bert_question_answering", "roberta_question_answering");
+TEST_CASE("BERT's, RoBERTa's and DistilBERT's QA models in fp32: logits, loss and every gradient as PyTorch's") {
+  const std::string name =
+      GENERATE("bert_question_answering", "roberta_question_answering", "distilbert_question_answering");
   INFO(name);
   const ct::test::encoder_fixture f(name);
   fp32_model model(f.config, 1);
@@ -66,6 +67,27 @@ TEST_CASE("RoBERTa's padding rows learn nothing: the word table's and the positi
   CHECK(f.max_abs(model.grads().subspan(position.offset + 2 * H, H)) > 0.0);  // the first real token's position
 }
 
+TEST_CASE("DistilBERT's qa_dropout is drawn per step, the other families' QA heads have no dropout") {
+  for (const std::string name : {"distilbert_question_answering", "bert_question_answering"}) {
+    INFO(name);
+    const ct::test::encoder_fixture f(name);
+    ct::nn::bert_config config = f.config;
+    config.qa_dropout = 0.5f;  // the encoder stays without dropout: only the head's could change the loss
+    fp32_model model(config, 1);
+    f.load(model);
+    const auto batch = batch_of(f);
+    const float off = model.forward(batch, {.training = false});
+    const float on = model.forward(batch, {.training = true, .seed = 3, .step = 0});
+    const float next = model.forward(batch, {.training = true, .seed = 3, .step = 1});
+    if (config.distilbert()) {
+      CHECK(on != off);
+      CHECK(next != on);
+    } else {
+      CHECK(on == off);
+    }
+  }
+}
+
 TEST_CASE("a RoBERTa sequence longer than max_position_embeddings - pad_token_id - 1 is refused") {
   const ct::test::encoder_fixture f("roberta_question_answering");
   ct::nn::bert_config config = f.config;
@@ -85,7 +107,8 @@ TEST_CASE("a RoBERTa sequence longer than max_position_embeddings - pad_token_id
 }
 
 TEST_CASE("a QA model under bf16 mixed precision stays near PyTorch's autocast") {
-  const std::string name = GENERATE("bert_question_answering", "roberta_question_answering");
+  const std::string name =
+      GENERATE("bert_question_answering", "roberta_question_answering", "distilbert_question_answering");
   INFO(name);
   const ct::test::encoder_fixture f(name);
   bf16_model mixed(f.config, 1);

@@ -1,5 +1,6 @@
 // Tests for include/cputrain/nn/sequence_classification_head.hpp against the PyTorch reference of Hugging Face's
-// BertForSequenceClassification and RobertaForSequenceClassification (scripts/encoder_reference.py): logits, loss
+// BertForSequenceClassification, RobertaForSequenceClassification and DistilBertForSequenceClassification
+// (scripts/encoder_reference.py): logits, loss
 // and every gradient for the three problem types, bf16 mixed precision against autocast and against fp32, and the labels it refuses.
 #include "cputrain/nn/sequence_classification_head.hpp"
 
@@ -30,11 +31,13 @@ ct::nn::sequence_classification_batch batch_of(const ct::test::encoder_fixture& 
   return b;
 }
 
-TEST_CASE("BERT's and RoBERTa's sequence heads in fp32: logits, loss and every gradient as PyTorch's, for each problem type") {
+TEST_CASE("BERT's, RoBERTa's and DistilBERT's sequence heads in fp32: logits, loss and every gradient as PyTorch's, for each problem type") {
   for (const std::string name :
        {"bert_sequence_classification", "bert_sequence_classification_multi_label",
         "bert_sequence_classification_regression", "roberta_sequence_classification",
-        "roberta_sequence_classification_multi_label", "roberta_sequence_classification_regression"}) {
+        "roberta_sequence_classification_multi_label", "roberta_sequence_classification_regression",
+        "distilbert_sequence_classification", "distilbert_sequence_classification_multi_label",
+        "distilbert_sequence_classification_regression"}) {
     INFO(name);
     const ct::test::encoder_fixture f(name);
     fp32_model model(f.config, 1);
@@ -53,7 +56,8 @@ TEST_CASE("BERT's and RoBERTa's sequence heads in fp32: logits, loss and every g
 }
 
 TEST_CASE("a sequence head under bf16 mixed precision stays near PyTorch's autocast and our fp32") {
-  const std::string name = GENERATE("bert_sequence_classification", "roberta_sequence_classification");
+  const std::string name = GENERATE("bert_sequence_classification", "roberta_sequence_classification",
+                                    "distilbert_sequence_classification");
   INFO(name);
   const ct::test::encoder_fixture f(name);
   fp32_model full(f.config, 1);

@@ -1,5 +1,6 @@
 // Tests for include/cputrain/nn/token_classification_head.hpp against the PyTorch reference of Hugging Face's
-// BertForTokenClassification and RobertaForTokenClassification (scripts/encoder_reference.py): logits, loss with -100 ignored, every gradient,
+// BertForTokenClassification, RobertaForTokenClassification and DistilBertForTokenClassification
+// (scripts/encoder_reference.py): logits, loss with -100 ignored, every gradient,
 // bf16 mixed precision, and the labels it refuses.
 #include "cputrain/nn/token_classification_head.hpp"
 
@@ -27,8 +28,9 @@ ct::nn::token_classification_batch batch_of(const ct::test::encoder_fixture& f) 
   return b;
 }
 
-TEST_CASE("BERT's and RoBERTa's token heads in fp32: logits, loss over the labelled tokens and every gradient as PyTorch's") {
-  const std::string name = GENERATE("bert_token_classification", "roberta_token_classification");
+TEST_CASE("BERT's, RoBERTa's and DistilBERT's token heads in fp32: logits, loss over the labelled tokens and every gradient as PyTorch's") {
+  const std::string name =
+      GENERATE("bert_token_classification", "roberta_token_classification", "distilbert_token_classification");
   INFO(name);
   const ct::test::encoder_fixture f(name);
   fp32_model model(f.config, 1);
@@ -47,7 +49,8 @@ TEST_CASE("BERT's and RoBERTa's token heads in fp32: logits, loss over the label
 }
 
 TEST_CASE("a token head under bf16 mixed precision stays near PyTorch's autocast and our fp32") {
-  const std::string name = GENERATE("bert_token_classification", "roberta_token_classification");
+  const std::string name =
+      GENERATE("bert_token_classification", "roberta_token_classification", "distilbert_token_classification");
   INFO(name);
   const ct::test::encoder_fixture f(name);
   fp32_model full(f.config, 1);

@@ -34,6 +34,17 @@ struct encoder_fixture {
         config_json(nlohmann::json::parse(file.metadata().at("config"))) {
     const auto& c = config_json;
     config.model_type = c["model_type"];
+    if (config.distilbert()) {
+      distilbert_config(c);
+    } else {
+      bert_like_config(c);
+    }
+    config.num_labels = c.value("num_labels", 2);
+    config.problem_type = c.value("problem_type", std::string());
+    structurally_zero = nlohmann::json::parse(file.metadata().at("structurally_zero_grads")).get<std::vector<std::string>>();
+  }
+
+  void bert_like_config(const nlohmann::json& c) {
     config.vocab_size = c["vocab_size"];
     config.hidden_size = c["hidden_size"];
     config.num_hidden_layers = c["num_hidden_layers"];
@@ -45,9 +56,19 @@ struct encoder_fixture {
     config.hidden_dropout_prob = c["hidden_dropout_prob"];
     config.attention_probs_dropout_prob = c["attention_probs_dropout_prob"];
     config.pad_token_id = c["pad_token_id"];
-    config.num_labels = c.value("num_labels", 2);
-    config.problem_type = c.value("problem_type", std::string());
-    structurally_zero = nlohmann::json::parse(file.metadata().at("structurally_zero_grads")).get<std::vector<std::string>>();
+  }
+  void distilbert_config(const nlohmann::json& c) {
+    config.vocab_size = c["vocab_size"];
+    config.hidden_size = c["dim"];
+    config.num_hidden_layers = c["n_layers"];
+    config.num_attention_heads = c["n_heads"];
+    config.intermediate_size = c["hidden_dim"];
+    config.max_position_embeddings = c["max_position_embeddings"];
+    config.hidden_dropout_prob = c["dropout"];
+    config.attention_probs_dropout_prob = c["attention_dropout"];
+    config.qa_dropout = c["qa_dropout"];
+    config.seq_classif_dropout = c["seq_classif_dropout"];
+    config.pad_token_id = c["pad_token_id"];
   }
 
   [[nodiscard]] bool has(const std::string& name) const { return file.contains(name); }

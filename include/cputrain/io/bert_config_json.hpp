@@ -139,6 +139,53 @@ class bert_config_reader {
 
 }  // namespace detail
 
+namespace detail {
+
+/// DistilBertConfig's own keys into the BERT-named fields, with its defaults (6 layers, seq_classif_dropout 0.2,
+/// LayerNorm eps fixed at 1e-12 in its modeling code whatever the file says).
+inline void read_distilbert_fields(const bert_config_reader& reader, nn::bert_config& config) {
+  reader.require_not_true("sinusoidal_pos_embds", "cputrain implements learned position embeddings only");
+  config.num_hidden_layers = 6;
+  reader.read("vocab_size", config.vocab_size);
+  reader.read("max_position_embeddings", config.max_position_embeddings);
+  reader.read("dim", config.hidden_size);
+  reader.read("n_layers", config.num_hidden_layers);
+  reader.read("n_heads", config.num_attention_heads);
+  reader.read("hidden_dim", config.intermediate_size);
+  reader.read("dropout", config.hidden_dropout_prob);
+  reader.read("attention_dropout", config.attention_probs_dropout_prob);
+  reader.read("activation", config.hidden_act);
+  reader.read("initializer_range", config.initializer_range);
+  reader.read("qa_dropout", config.qa_dropout);
+  reader.read("seq_classif_dropout", config.seq_classif_dropout);
+  reader.read("pad_token_id", config.pad_token_id);
+  config.layer_norm_eps = 1e-12f;
+}
+
+/// DistilBertConfig's keys, as save_pretrained writes them.
+inline nlohmann::json distilbert_config_json(const nn::bert_config& config, const std::string& class_name) {
+  return {
+      {"activation", config.hidden_act},
+      {"architectures", nlohmann::json::array({class_name})},
+      {"attention_dropout", config_float(config.attention_probs_dropout_prob)},
+      {"dim", config.hidden_size},
+      {"dropout", config_float(config.hidden_dropout_prob)},
+      {"hidden_dim", config.intermediate_size},
+      {"initializer_range", config_float(config.initializer_range)},
+      {"max_position_embeddings", config.max_position_embeddings},
+      {"model_type", "distilbert"},
+      {"n_heads", config.num_attention_heads},
+      {"n_layers", config.num_hidden_layers},
+      {"pad_token_id", config.pad_token_id},
+      {"qa_dropout", config_float(config.qa_dropout)},
+      {"seq_classif_dropout", config_float(config.seq_classif_dropout)},
+      {"sinusoidal_pos_embds", false},
+      {"vocab_size", config.vocab_size},
+  };
+}
+
+}  // namespace detail
+
 /// Reads a Hugging Face BERT config.json (see the header comment for what is accepted). Throws io_error.
 [[nodiscard]] CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& config_json);
 
@@ -170,6 +217,15 @@ CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& conf
   reader.require_not_true("add_cross_attention", "cputrain implements the encoder only");
   // RobertaConfig's default padding id (and so its first position) is 1, BertConfig's 0.
   if (config.positions_after_padding()) config.pad_token_id = 1;
+  if (config.distilbert()) {
+    detail::read_distilbert_fields(reader, config);
+    try {
+      config.validate();
+    } catch (const usage_error& e) {
+      throw io_error(config_json.string() + ": " + e.what());
+    }
+    return config;
+  }
 
   reader.read("vocab_size", config.vocab_size);
   reader.read("hidden_size", config.hidden_size);
@@ -197,6 +253,7 @@ CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& conf
 [[nodiscard]] inline std::string hf_class_prefix(const std::string& model_type) {
   if (model_type == "roberta") return "Roberta";
   if (model_type == "xlm-roberta") return "XLMRoberta";
+  if (model_type == "distilbert") return "DistilBert";
   return "Bert";
 }
 
@@ -208,6 +265,10 @@ inline void write_bert_config(const nn::bert_config& config, const std::filesyst
   config.validate();
   const std::string class_name =
       architecture.empty() ? hf_class_prefix(config.model_type) + "ForQuestionAnswering" : std::string(architecture);
+  if (config.distilbert()) {
+    write_file_atomically(path, detail::distilbert_config_json(config, class_name).dump(2) + "\n");
+    return;
+  }
   // nlohmann::json keeps object keys sorted, which gives the sort_keys=True order save_pretrained uses.
   nlohmann::json json = {
       {"architectures", nlohmann::json::array({class_name})},

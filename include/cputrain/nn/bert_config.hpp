@@ -16,7 +16,9 @@
 namespace cputrain::nn {
 
 struct bert_config {
-  /// Which family's names and position rule: "bert" (also MiniLM), "roberta" or "xlm-roberta" (supported_model_types).
+  /// Which family's names, position rule and layer shape: "bert" (also MiniLM), "roberta", "xlm-roberta" or
+  /// "distilbert" (supported_model_types). DistilBERT's own keys (dim, n_layers, ...) are read into the BERT-named
+  /// fields below (io/bert_config_json.hpp).
   std::string model_type = "bert";
   int vocab_size = 30522;
   int hidden_size = 768;
@@ -38,6 +40,9 @@ struct bert_config {
   std::string problem_type;
   /// The classification heads' dropout; none: hidden_dropout_prob, as Hugging Face falls back.
   std::optional<float> classifier_dropout;
+  /// DistilBERT's dropout before qa_outputs, and between pre_classifier and classifier (DistilBertConfig's defaults).
+  float qa_dropout = 0.1f;
+  float seq_classif_dropout = 0.2f;
 
   /// The dropout probability of a classification head.
   [[nodiscard]] float classifier_dropout_prob() const noexcept {
@@ -49,8 +54,12 @@ struct bert_config {
   [[nodiscard]] bool positions_after_padding() const noexcept {
     return model_type == "roberta" || model_type == "xlm-roberta";
   }
-  /// The prefix of the encoder's tensor names in Hugging Face's checkpoints ("bert", "roberta").
-  [[nodiscard]] std::string weights_prefix() const { return positions_after_padding() ? "roberta" : "bert"; }
+  /// DistilBERT: no token types, no dropout after the attention's output projection, its own tensor names.
+  [[nodiscard]] bool distilbert() const noexcept { return model_type == "distilbert"; }
+  /// The prefix of the encoder's tensor names in Hugging Face's checkpoints ("bert", "roberta", "distilbert").
+  [[nodiscard]] std::string weights_prefix() const {
+    return positions_after_padding() ? "roberta" : distilbert() ? "distilbert" : "bert";
+  }
   /// The longest sequence the position table can place (RoBERTa's first pad_token_id + 1 rows are not positions
   /// of real tokens: 512 of roberta-base's 514).
   [[nodiscard]] int max_sequence_length() const noexcept {
@@ -69,7 +78,7 @@ struct bert_config {
 };
 
 /// The model_type values cputrain implements, as config.json spells them.
-inline constexpr const char* supported_model_types[] = {"bert", "roberta", "xlm-roberta"};
+inline constexpr const char* supported_model_types[] = {"bert", "roberta", "xlm-roberta", "distilbert"};
 
 namespace detail {
 
@@ -147,6 +156,8 @@ inline void bert_config::validate() const {
   }
   detail::require_positive_field("num_labels", num_labels);
   if (classifier_dropout) detail::require_probability_field("classifier_dropout", *classifier_dropout);
+  detail::require_probability_field("qa_dropout", qa_dropout);
+  detail::require_probability_field("seq_classif_dropout", seq_classif_dropout);
   if (!problem_type.empty() && problem_type != "regression" && problem_type != "single_label_classification" &&
       problem_type != "multi_label_classification") {
     detail::bad_config_field("problem_type", "\"" + problem_type + "\"",

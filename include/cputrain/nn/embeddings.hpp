@@ -1,5 +1,6 @@
-// cputrain::nn::embeddings — BERT's and RoBERTa's input layer (BertEmbeddings, RobertaEmbeddings): word + absolute
-// position + token type embeddings, summed, then LayerNorm (and dropout, applied by the caller). BERT's positions
+// cputrain::nn::embeddings — the input layer of BERT, RoBERTa and DistilBERT (BertEmbeddings, RobertaEmbeddings,
+// DistilBERT's Embeddings): word + absolute position (+ token type, but DistilBERT's) embeddings, summed, then
+// LayerNorm (and dropout, applied by the caller). BERT's positions
 // are 0..seq-1 in every sequence; RoBERTa's count real tokens after pad_token_id (padding sits at pad_token_id:
 // create_position_ids_from_input_ids). In backward the padding rows get no gradient — the word table's
 // pad_token_id row, and RoBERTa's position row pad_token_id — as torch's nn.Embedding(padding_idx) gives none.
@@ -28,14 +29,16 @@ struct embeddings {
   std::int64_t pad_token_id = 0;
   float eps = 1e-12f;
   position_rule rule = position_rule::index;
+  bool token_types = true;  // DistilBERT has no token type table
   std::size_t word = 0, position = 0, token_type = 0, ln_weight = 0, ln_bias = 0;  // offsets
 
   /// Registers `<prefix>.embeddings.*` under Hugging Face's names.
   template <parameter_registry R>
   static embeddings create(R& table, const std::string& prefix, std::size_t vocab, std::size_t hidden,
                            std::size_t positions, std::size_t types, std::int64_t pad_token_id, float eps,
-                           position_rule rule = position_rule::index) {
+                           position_rule rule = position_rule::index, bool token_types = true) {
     embeddings e;
+    e.token_types = token_types;
     e.hidden = hidden;
     e.vocab = vocab;
     e.positions = positions;
@@ -49,8 +52,9 @@ struct embeddings {
                        parameter_role::word_embedding, pad_token_id);
     e.position = table.add(p + "position_embeddings.weight", {static_cast<std::int64_t>(positions), h},
                            parameter_role::embedding, rule == position_rule::after_padding ? pad_token_id : -1);
-    e.token_type = table.add(p + "token_type_embeddings.weight", {static_cast<std::int64_t>(types), h},
-                             parameter_role::embedding);
+    if (token_types)
+      e.token_type = table.add(p + "token_type_embeddings.weight", {static_cast<std::int64_t>(types), h},
+                               parameter_role::embedding);
     e.ln_weight = table.add(p + "LayerNorm.weight", {h}, parameter_role::norm_weight);
     e.ln_bias = table.add(p + "LayerNorm.bias", {h}, parameter_role::norm_bias);
     return e;
@@ -77,10 +81,14 @@ struct embeddings {
         const std::size_t pos = position_at(ids, t, seq, real);
         const float* w = params + word + static_cast<std::size_t>(ids[t]) * hidden;
         const float* p = params + position + pos * hidden;
-        const float* ty = params + token_type + static_cast<std::size_t>(type_ids[t]) * hidden;
         float* out = sum + t * hidden;
-        // HF adds (word + token_type) first, then position: the same order, the same rounding.
-        for (std::size_t j = 0; j < hidden; ++j) out[j] = (w[j] + ty[j]) + p[j];
+        if (token_types) {
+          const float* ty = params + token_type + static_cast<std::size_t>(type_ids[t]) * hidden;
+          // HF adds (word + token_type) first, then position: the same order, the same rounding.
+          for (std::size_t j = 0; j < hidden; ++j) out[j] = (w[j] + ty[j]) + p[j];
+        } else {
+          for (std::size_t j = 0; j < hidden; ++j) out[j] = w[j] + p[j];
+        }
         kernels::layer_norm_forward_row(out, params + ln_weight, params + ln_bias, eps, hidden, y + t * hidden,
                                         mean[t], rstd[t]);
       }
@@ -112,8 +120,10 @@ struct embeddings {
           float* gp = grads + position + pos * hidden;
           for (std::size_t j = c0; j < c1; ++j) gp[j] += d[j];
         }
-        float* gt = grads + token_type + static_cast<std::size_t>(type_ids[t]) * hidden;
-        for (std::size_t j = c0; j < c1; ++j) gt[j] += d[j];
+        if (token_types) {
+          float* gt = grads + token_type + static_cast<std::size_t>(type_ids[t]) * hidden;
+          for (std::size_t j = c0; j < c1; ++j) gt[j] += d[j];
+        }
       }
     });
   }

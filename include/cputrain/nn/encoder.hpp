@@ -1,6 +1,6 @@
 // cputrain::nn::encoder — the transformer encoder every head sits on (BertModel or RobertaModel without the
-// pooler): embeddings, dropout, then num_hidden_layers post-LayerNorm layers, under the config's model_type's
-// names ("bert." or "roberta.") and position rule. It registers its tensors in a parameter registry, describes
+// pooler, DistilBertModel): embeddings, dropout, then num_hidden_layers post-LayerNorm layers, under the config's
+// model_type's names, position rule and layer shape. It registers its tensors in a parameter registry, describes
 // the workspace a batch needs (encoder_workspace::lay_out), and runs forward and backward over views into a model's
 // flat buffers; encoder_model.hpp owns those buffers and composes the encoder with a head.
 #pragma once
@@ -152,11 +152,14 @@ struct encoder {
                               static_cast<std::size_t>(c.hidden_size),
                               static_cast<std::size_t>(c.max_position_embeddings),
                               static_cast<std::size_t>(c.type_vocab_size), c.pad_token_id, c.layer_norm_eps,
-                              c.positions_after_padding() ? position_rule::after_padding : position_rule::index);
+                              c.positions_after_padding() ? position_rule::after_padding : position_rule::index,
+                              !c.distilbert());
   }
   template <parameter_registry R>
   static encoder_layer create_layer(R& table, const bert_config& c, std::size_t index) {
-    return encoder_layer::create(table, c.weights_prefix(), index, static_cast<std::size_t>(c.hidden_size),
+    return encoder_layer::create(table,
+                                 c.distilbert() ? layer_names::distilbert(index) : layer_names::bert(c.weights_prefix(), index),
+                                 static_cast<std::size_t>(c.hidden_size),
                                  static_cast<std::size_t>(c.num_attention_heads),
                                  static_cast<std::size_t>(c.intermediate_size), c.layer_norm_eps);
   }
@@ -171,6 +174,7 @@ struct encoder {
   [[nodiscard]] layer_dropout layer_drop(const forward_options& o, std::uint64_t first_stream, std::size_t l) const {
     layer_dropout d;
     d.hidden_p = hidden_dropout(o);
+    d.attention_output_p = config.distilbert() ? 0.0f : d.hidden_p;
     d.attention_p = o.training ? config.attention_probs_dropout_prob : 0.0f;
     d.seed = o.seed;
     d.attention_stream = first_stream + 1 + 3 * l;

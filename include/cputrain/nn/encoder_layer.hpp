@@ -80,7 +80,8 @@ struct layer_scratch {
 
 /// Where this step's dropout draws come from; every dropout site of every layer has its own stream.
 struct layer_dropout {
-  float hidden_p = 0.0f;
+  float hidden_p = 0.0f;            // after the feed-forward output
+  float attention_output_p = 0.0f;  // after the attention's output projection (BERT's hidden_p; DistilBERT: none)
   float attention_p = 0.0f;
   std::uint64_t seed = 0;
   std::uint64_t attention_stream = 0, attention_output_stream = 0, output_stream = 0;
@@ -98,6 +99,25 @@ float* compute_into(A* kept, float* scratch) {
   }
 }
 
+/// Hugging Face's names of one layer's tensors (without ".weight" / ".bias"), per family.
+struct layer_names {
+  std::string query, key, value, attention_output, norm1, intermediate, output, norm2;
+
+  /// BertLayer (also RoBERTa's, ELECTRA's): `<prefix>.encoder.layer.<i>.attention.self.query`, ...
+  static layer_names bert(const std::string& prefix, std::size_t index) {
+    const std::string p = prefix + ".encoder.layer." + std::to_string(index) + ".";
+    return {p + "attention.self.query", p + "attention.self.key",   p + "attention.self.value",
+            p + "attention.output.dense", p + "attention.output.LayerNorm", p + "intermediate.dense",
+            p + "output.dense",         p + "output.LayerNorm"};
+  }
+  /// DistilBERT's TransformerBlock: `distilbert.transformer.layer.<i>.attention.q_lin`, `sa_layer_norm`, `ffn.lin1`, ...
+  static layer_names distilbert(std::size_t index) {
+    const std::string p = "distilbert.transformer.layer." + std::to_string(index) + ".";
+    return {p + "attention.q_lin", p + "attention.k_lin",   p + "attention.v_lin", p + "attention.out_lin",
+            p + "sa_layer_norm",   p + "ffn.lin1",          p + "ffn.lin2",        p + "output_layer_norm"};
+  }
+};
+
 struct encoder_layer {
   linear query, key, value, attention_output, intermediate, output;
   std::size_t ln1_weight = 0, ln1_bias = 0, ln2_weight = 0, ln2_bias = 0;
@@ -105,28 +125,24 @@ struct encoder_layer {
   float eps = 1e-12f;
 
   template <parameter_registry R>
-  static encoder_layer create(R& table, const std::string& prefix, std::size_t index, std::size_t hidden,
-                              std::size_t heads, std::size_t intermediate_size, float eps) {
-    const std::string p = prefix + ".encoder.layer." + std::to_string(index) + ".";
+  static encoder_layer create(R& table, const layer_names& names, std::size_t hidden, std::size_t heads,
+                              std::size_t intermediate_size, float eps) {
     encoder_layer l;
     l.hidden = hidden;
     l.inter = intermediate_size;
     l.heads = heads;
     l.eps = eps;
-    l.query = linear::create(table, p + "attention.self.query", hidden, hidden);
-    l.key = linear::create(table, p + "attention.self.key", hidden, hidden);
-    l.value = linear::create(table, p + "attention.self.value", hidden, hidden);
-    l.attention_output = linear::create(table, p + "attention.output.dense", hidden, hidden);
-    l.ln1_weight = table.add(p + "attention.output.LayerNorm.weight", {static_cast<std::int64_t>(hidden)},
-                             parameter_role::norm_weight);
-    l.ln1_bias = table.add(p + "attention.output.LayerNorm.bias", {static_cast<std::int64_t>(hidden)},
-                           parameter_role::norm_bias);
-    l.intermediate = linear::create(table, p + "intermediate.dense", hidden, intermediate_size);
-    l.output = linear::create(table, p + "output.dense", intermediate_size, hidden);
-    l.ln2_weight = table.add(p + "output.LayerNorm.weight", {static_cast<std::int64_t>(hidden)},
-                             parameter_role::norm_weight);
-    l.ln2_bias = table.add(p + "output.LayerNorm.bias", {static_cast<std::int64_t>(hidden)},
-                           parameter_role::norm_bias);
+    const auto h = static_cast<std::int64_t>(hidden);
+    l.query = linear::create(table, names.query, hidden, hidden);
+    l.key = linear::create(table, names.key, hidden, hidden);
+    l.value = linear::create(table, names.value, hidden, hidden);
+    l.attention_output = linear::create(table, names.attention_output, hidden, hidden);
+    l.ln1_weight = table.add(names.norm1 + ".weight", {h}, parameter_role::norm_weight);
+    l.ln1_bias = table.add(names.norm1 + ".bias", {h}, parameter_role::norm_bias);
+    l.intermediate = linear::create(table, names.intermediate, hidden, intermediate_size);
+    l.output = linear::create(table, names.output, intermediate_size, hidden);
+    l.ln2_weight = table.add(names.norm2 + ".weight", {h}, parameter_role::norm_weight);
+    l.ln2_bias = table.add(names.norm2 + ".bias", {h}, parameter_role::norm_bias);
     return l;
   }
 
@@ -151,7 +167,7 @@ struct encoder_layer {
     float* ln1_in = compute_into(act.ln1_in, scratch.h_b);
     product(gemm_weights, attention_output, act.context, T, ln1_in);
     kernels::bias_dropout_residual_layer_norm(params + attention_output.bias,
-                                              {drop.hidden_p, drop.seed, drop.attention_output_stream},
+                                              {drop.attention_output_p, drop.seed, drop.attention_output_stream},
                                               params + ln1_weight, params + ln1_bias, eps, T, H, ln1_in, act.ln1_in, h,
                                               act.ln1_mean, act.ln1_rstd, act.h1);
 
@@ -191,7 +207,7 @@ struct encoder_layer {
     float* d_attn = scratch.h_a;
     kernels::layer_norm_backward(dh, act.ln1_in, act.ln1_mean, act.ln1_rstd, params + ln1_weight, T, H, dh,
                                  grads + ln1_weight, grads + ln1_bias,
-                                 kernels::dropout_rows({drop.hidden_p, drop.seed, drop.attention_output_stream}, H,
+                                 kernels::dropout_rows({drop.attention_output_p, drop.seed, drop.attention_output_stream}, H,
                                                        d_attn));
     float* d_context = scratch.h_b;
     attention_output.backward(gemm_weights, grads, act.context, d_attn, T, d_context);

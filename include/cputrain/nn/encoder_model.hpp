@@ -97,7 +97,7 @@ class encoder_model {
   }
   // The step's first dropout stream: the encoder's sites, then the head's.
   [[nodiscard]] std::uint64_t first_stream() const {
-    return options_.step * (encoder_.dropout_sites() + Head::dropout_sites);
+    return options_.step * (encoder_.dropout_sites() + head_.dropout_sites());
   }
 
   /// Sizes and carves the workspace for batch x seq; the buffers only grow, so steady training allocates nothing.

@@ -2,7 +2,8 @@
 // family's own, on each sequence's first token:
 //   BERT     `bert.pooler.dense` [hidden, hidden], tanh, dropout, `classifier` [num_labels, hidden]
 //   RoBERTa  dropout, `classifier.dense`, tanh, dropout, `classifier.out_proj` (RobertaClassificationHead)
-// with dropout classifier_dropout, else hidden_dropout_prob. The loss follows the problem type as Hugging Face
+//   DistilBERT `pre_classifier`, ReLU, dropout (seq_classif_dropout), `classifier`
+// with dropout classifier_dropout, else hidden_dropout_prob, but DistilBERT's. The loss follows the problem type as Hugging Face
 // infers it (classification_loss.hpp): cross-entropy for class ids, BCE with logits for multi-label targets, mean
 // squared error for regression.
 #pragma once
@@ -30,11 +31,12 @@ struct sequence_classification_head {
   using batch_type = sequence_classification_batch;
   static constexpr const char* model_name = "sequence classification model";
   /// Two dropout streams per step: before the dense layer (RoBERTa's only) and before the classifier.
-  static constexpr std::uint64_t dropout_sites = 2;
+  [[nodiscard]] static constexpr std::uint64_t dropout_sites() noexcept { return 2; }
 
   linear pooler, classifier;  // BERT's names; RoBERTa's classifier.dense and classifier.out_proj
   float dropout = 0.0f;
   bool dropout_first = false;  // RoBERTa drops out the first token before its dense layer
+  bool relu = false;           // DistilBERT's pre_classifier is followed by ReLU, the others' dense by tanh
   std::string configured_problem;
 
   template <parameter_registry R>
@@ -43,14 +45,18 @@ struct sequence_classification_head {
     const auto L = static_cast<std::size_t>(config.num_labels);
     sequence_classification_head head;
     head.dropout_first = config.weights_prefix() == "roberta";
+    head.relu = config.distilbert();
     if (head.dropout_first) {
       head.pooler = linear::create(table, "classifier.dense", H, H);
       head.classifier = linear::create(table, "classifier.out_proj", H, L);
+    } else if (head.relu) {
+      head.pooler = linear::create(table, "pre_classifier", H, H);
+      head.classifier = linear::create(table, "classifier", H, L);
     } else {
       head.pooler = linear::create(table, "bert.pooler.dense", H, H);
       head.classifier = linear::create(table, "classifier", H, L);
     }
-    head.dropout = config.classifier_dropout_prob();
+    head.dropout = head.relu ? config.seq_classif_dropout : config.classifier_dropout_prob();
     head.configured_problem = config.problem_type;
     return head;
   }
@@ -59,7 +65,7 @@ struct sequence_classification_head {
   template <class A>
   struct workspace {
     A* first = nullptr;         // [B, H] each sequence's first token, the operand of the pooler
-    float* pooled = nullptr;    // [B, H] tanh(pooler), kept for tanh's gradient
+    float* pooled = nullptr;    // [B, H] tanh or ReLU of the pooler, kept for its gradient
     A* dropped = nullptr;       // [B, H] dropout(pooled), the operand of the classifier
     float* scratch = nullptr;   // [B, H]
     float* scratch2 = nullptr;  // [B, H]
@@ -98,7 +104,7 @@ struct sequence_classification_head {
       kernels::dropout_forward(w.scratch, B * H, probability(options), options.seed, first_stream, w.scratch);
     kernels::keep(w.scratch, w.first, B * H);
     pooler.forward(gemm_weights, params, w.first, B, w.pooled);
-    for (std::size_t i = 0; i < B * H; ++i) w.pooled[i] = std::tanh(w.pooled[i]);
+    for (std::size_t i = 0; i < B * H; ++i) w.pooled[i] = relu ? std::max(w.pooled[i], 0.0f) : std::tanh(w.pooled[i]);
     kernels::dropout_forward(w.pooled, B * H, probability(options), options.seed, first_stream + 1, w.scratch);
     kernels::keep(w.scratch, w.dropped, B * H);
     classifier.forward(gemm_weights, params, w.dropped, B, w.logits);
@@ -117,7 +123,8 @@ struct sequence_classification_head {
     float* d_pooled = w.scratch;
     classifier.backward(gemm_weights, grads, w.dropped, w.dlogits, B, d_pooled);
     kernels::dropout_backward(d_pooled, B * H, probability(options), options.seed, first_stream + 1, d_pooled);
-    for (std::size_t i = 0; i < B * H; ++i) d_pooled[i] *= 1.0f - w.pooled[i] * w.pooled[i];
+    for (std::size_t i = 0; i < B * H; ++i)
+      d_pooled[i] *= relu ? (w.pooled[i] > 0.0f ? 1.0f : 0.0f) : 1.0f - w.pooled[i] * w.pooled[i];
     float* d_first = w.scratch2;
     pooler.backward(gemm_weights, grads, w.first, d_pooled, B, d_first);
     if (dropout_first)

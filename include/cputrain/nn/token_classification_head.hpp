@@ -1,5 +1,5 @@
 // cputrain::nn::token_classification_head — the head of Hugging Face's *ForTokenClassification: dropout
-// (classifier_dropout, else hidden_dropout_prob) on every token's final hidden state, then `classifier`
+// (classifier_dropout, else hidden_dropout_prob: DistilBERT's `dropout`) on every token's final hidden state, then `classifier`
 // [num_labels, hidden]; the loss is cross_entropy over every token with -100 ignored.
 #pragma once
 
@@ -22,7 +22,7 @@ struct token_classification_head {
   using batch_type = token_classification_batch;
   static constexpr const char* model_name = "token classification model";
   /// One dropout stream per step: the dropout before the classifier.
-  static constexpr std::uint64_t dropout_sites = 1;
+  [[nodiscard]] static constexpr std::uint64_t dropout_sites() noexcept { return 1; }
 
   linear classifier;
   float dropout = 0.0f;
