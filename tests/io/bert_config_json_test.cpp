@@ -301,6 +301,28 @@ TEST_CASE("a DistilBERT config.json reads its own keys and defaults, and writes 
              Contains("hidden_size = 30") && Contains("num_attention_heads = 4"));
 }
 
+TEST_CASE("an ELECTRA discriminator's config.json: ElectraConfig's defaults, embedding_size and its projection") {
+  temp_dir dir;
+  const auto small = read_bert_config(put(dir, R"({"model_type": "electra"})"));
+  CHECK(small.weights_prefix() == "electra");
+  CHECK(small.hidden_size == 256);
+  CHECK(small.num_attention_heads == 4);
+  CHECK(small.intermediate_size == 1024);
+  CHECK(small.embedding_width() == 128);
+  CHECK(small.projects_embeddings());
+  const fs::path out = dir.path() / "written.json";
+  write_bert_config(small, out);
+  CHECK(read_bert_config(out) == small);
+  const auto json = nlohmann::json::parse(std::ifstream(out));
+  CHECK(json["embedding_size"] == 128);
+  CHECK(json["architectures"][0] == "ElectraForQuestionAnswering");
+  const auto base = read_bert_config(put(dir, R"({"model_type": "electra", "embedding_size": 768, "hidden_size": 768,
+      "num_attention_heads": 12, "intermediate_size": 3072})"));
+  CHECK_FALSE(base.projects_embeddings());
+  CHECK_THAT(read_error(dir, R"({"model_type": "electra", "embedding_size": 512})"),
+             Contains("embedding_size = 512") && Contains("hidden_size = 256"));
+}
+
 TEST_CASE("unreadable files and non-JSON throw io_error naming the file") {
   temp_dir dir;
   const fs::path missing = dir.path() / "missing.json";

@@ -146,6 +146,18 @@ TEST_CASE("every head's parameter count and activation bill are what its model a
   };
   check(ct::nn::encoder_model<ct::nn::sequence_classification_head>(c), ct::nn::sequence_classification_batch{});
   check(ct::nn::encoder_model<ct::nn::token_classification_head>(c), ct::nn::token_classification_batch{});
+  // ELECTRA: narrower embeddings and their projection, counted and carved like the rest
+  bert_config electra = c;
+  electra.model_type = "electra";
+  electra.embedding_size = 16;
+  const bert_config saved = c;
+  c = electra;
+  check(ct::nn::encoder_model<ct::nn::qa_head>(c), ct::nn::qa_batch{});
+  check(ct::nn::encoder_model<ct::nn::token_classification_head>(c), ct::nn::token_classification_batch{});
+  // the tables are 16 wide instead of 32, and embeddings_project [32, 16] + [32] is added
+  CHECK(ct::nn::parameter_count<ct::nn::qa_head>(saved) - ct::nn::parameter_count<ct::nn::qa_head>(electra) ==
+        (50 + 40 + 2) * 16 + 2 * 16 - (32 * 16 + 32));
+  c = saved;
   // the heads differ: pooler and classifier [7, 32] against classifier alone
   CHECK(ct::nn::parameter_count<ct::nn::sequence_classification_head>(c) -
             ct::nn::parameter_count<ct::nn::token_classification_head>(c) ==

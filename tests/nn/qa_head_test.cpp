@@ -28,9 +28,10 @@ ct::nn::qa_batch batch_of(const ct::test::encoder_fixture& f) {
   return b;
 }
 
-TEST_CASE("BERT's, RoBERTa's and DistilBERT's QA models in fp32: logits, loss and every gradient as PyTorch's") {
+TEST_CASE("BERT's, RoBERTa's, DistilBERT's and ELECTRA's QA models in fp32: logits, loss and every gradient as PyTorch's") {
   const std::string name =
-      GENERATE("bert_question_answering", "roberta_question_answering", "distilbert_question_answering");
+      GENERATE("bert_question_answering", "roberta_question_answering", "distilbert_question_answering",
+               "electra_question_answering");
   INFO(name);
   const ct::test::encoder_fixture f(name);
   fp32_model model(f.config, 1);
@@ -108,7 +109,8 @@ TEST_CASE("a RoBERTa sequence longer than max_position_embeddings - pad_token_id
 
 TEST_CASE("a QA model under bf16 mixed precision stays near PyTorch's autocast") {
   const std::string name =
-      GENERATE("bert_question_answering", "roberta_question_answering", "distilbert_question_answering");
+      GENERATE("bert_question_answering", "roberta_question_answering", "distilbert_question_answering",
+               "electra_question_answering");
   INFO(name);
   const ct::test::encoder_fixture f(name);
   bf16_model mixed(f.config, 1);

@@ -31,13 +31,14 @@ ct::nn::sequence_classification_batch batch_of(const ct::test::encoder_fixture& 
   return b;
 }
 
-TEST_CASE("BERT's, RoBERTa's and DistilBERT's sequence heads in fp32: logits, loss and every gradient as PyTorch's, for each problem type") {
+TEST_CASE("BERT's, RoBERTa's, DistilBERT's and ELECTRA's sequence heads in fp32: logits, loss and every gradient as PyTorch's, for each problem type") {
   for (const std::string name :
        {"bert_sequence_classification", "bert_sequence_classification_multi_label",
         "bert_sequence_classification_regression", "roberta_sequence_classification",
         "roberta_sequence_classification_multi_label", "roberta_sequence_classification_regression",
         "distilbert_sequence_classification", "distilbert_sequence_classification_multi_label",
-        "distilbert_sequence_classification_regression"}) {
+        "distilbert_sequence_classification_regression", "electra_sequence_classification",
+        "electra_sequence_classification_multi_label", "electra_sequence_classification_regression"}) {
     INFO(name);
     const ct::test::encoder_fixture f(name);
     fp32_model model(f.config, 1);
@@ -57,7 +58,7 @@ TEST_CASE("BERT's, RoBERTa's and DistilBERT's sequence heads in fp32: logits, lo
 
 TEST_CASE("a sequence head under bf16 mixed precision stays near PyTorch's autocast and our fp32") {
   const std::string name = GENERATE("bert_sequence_classification", "roberta_sequence_classification",
-                                    "distilbert_sequence_classification");
+                                    "distilbert_sequence_classification", "electra_sequence_classification");
   INFO(name);
   const ct::test::encoder_fixture f(name);
   fp32_model full(f.config, 1);

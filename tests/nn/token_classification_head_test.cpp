@@ -28,9 +28,10 @@ ct::nn::token_classification_batch batch_of(const ct::test::encoder_fixture& f) 
   return b;
 }
 
-TEST_CASE("BERT's, RoBERTa's and DistilBERT's token heads in fp32: logits, loss over the labelled tokens and every gradient as PyTorch's") {
+TEST_CASE("BERT's, RoBERTa's, DistilBERT's and ELECTRA's token heads in fp32: logits, loss over the labelled tokens and every gradient as PyTorch's") {
   const std::string name =
-      GENERATE("bert_token_classification", "roberta_token_classification", "distilbert_token_classification");
+      GENERATE("bert_token_classification", "roberta_token_classification", "distilbert_token_classification",
+               "electra_token_classification");
   INFO(name);
   const ct::test::encoder_fixture f(name);
   fp32_model model(f.config, 1);
@@ -50,7 +51,8 @@ TEST_CASE("BERT's, RoBERTa's and DistilBERT's token heads in fp32: logits, loss 
 
 TEST_CASE("a token head under bf16 mixed precision stays near PyTorch's autocast and our fp32") {
   const std::string name =
-      GENERATE("bert_token_classification", "roberta_token_classification", "distilbert_token_classification");
+      GENERATE("bert_token_classification", "roberta_token_classification", "distilbert_token_classification",
+               "electra_token_classification");
   INFO(name);
   const ct::test::encoder_fixture f(name);
   fp32_model full(f.config, 1);

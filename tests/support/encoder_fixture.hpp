@@ -56,6 +56,7 @@ struct encoder_fixture {
     config.hidden_dropout_prob = c["hidden_dropout_prob"];
     config.attention_probs_dropout_prob = c["attention_probs_dropout_prob"];
     config.pad_token_id = c["pad_token_id"];
+    if (c.contains("embedding_size")) config.embedding_size = c["embedding_size"].get<int>();
   }
   void distilbert_config(const nlohmann::json& c) {
     config.vocab_size = c["vocab_size"];

@@ -215,8 +215,17 @@ CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& conf
   reader.require_string("position_embedding_type", "absolute", "cputrain implements absolute position embeddings only");
   reader.require_not_true("is_decoder", "cputrain implements the encoder only");
   reader.require_not_true("add_cross_attention", "cputrain implements the encoder only");
-  // RobertaConfig's default padding id (and so its first position) is 1, BertConfig's 0.
+  // RobertaConfig's default padding id (and so its first position) is 1, BertConfig's 0; ElectraConfig's sizes
+  // are ELECTRA-small's discriminator's.
   if (config.positions_after_padding()) config.pad_token_id = 1;
+  if (config.model_type == "electra") {
+    config.hidden_size = 256;
+    config.num_attention_heads = 4;
+    config.intermediate_size = 1024;
+    int embedding_size = 128;
+    reader.read("embedding_size", embedding_size);
+    config.embedding_size = embedding_size;
+  }
   if (config.distilbert()) {
     detail::read_distilbert_fields(reader, config);
     try {
@@ -254,6 +263,7 @@ CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& conf
   if (model_type == "roberta") return "Roberta";
   if (model_type == "xlm-roberta") return "XLMRoberta";
   if (model_type == "distilbert") return "DistilBert";
+  if (model_type == "electra") return "Electra";
   return "Bert";
 }
 
@@ -290,6 +300,7 @@ inline void write_bert_config(const nn::bert_config& config, const std::filesyst
       {"use_cache", true},
       {"vocab_size", config.vocab_size},
   };
+  if (config.embedding_size) json["embedding_size"] = *config.embedding_size;
   write_file_atomically(path, json.dump(2) + "\n");
 }
 

@@ -16,8 +16,8 @@
 namespace cputrain::nn {
 
 struct bert_config {
-  /// Which family's names, position rule and layer shape: "bert" (also MiniLM), "roberta", "xlm-roberta" or
-  /// "distilbert" (supported_model_types). DistilBERT's own keys (dim, n_layers, ...) are read into the BERT-named
+  /// Which family's names, position rule and layer shape: "bert" (also MiniLM), "roberta", "xlm-roberta",
+  /// "distilbert" or "electra" (supported_model_types). DistilBERT's own keys (dim, n_layers, ...) are read into the BERT-named
   /// fields below (io/bert_config_json.hpp).
   std::string model_type = "bert";
   int vocab_size = 30522;
@@ -43,6 +43,13 @@ struct bert_config {
   /// DistilBERT's dropout before qa_outputs, and between pre_classifier and classifier (DistilBertConfig's defaults).
   float qa_dropout = 0.1f;
   float seq_classif_dropout = 0.2f;
+  /// ELECTRA's embedding width, projected to hidden_size by `embeddings_project` when they differ; none: hidden_size.
+  std::optional<int> embedding_size;
+
+  /// The width of the embedding tables and their LayerNorm.
+  [[nodiscard]] int embedding_width() const noexcept { return embedding_size.value_or(hidden_size); }
+  /// ELECTRA's `embeddings_project`: present when the embeddings are narrower or wider than the layers.
+  [[nodiscard]] bool projects_embeddings() const noexcept { return embedding_width() != hidden_size; }
 
   /// The dropout probability of a classification head.
   [[nodiscard]] float classifier_dropout_prob() const noexcept {
@@ -58,7 +65,9 @@ struct bert_config {
   [[nodiscard]] bool distilbert() const noexcept { return model_type == "distilbert"; }
   /// The prefix of the encoder's tensor names in Hugging Face's checkpoints ("bert", "roberta", "distilbert").
   [[nodiscard]] std::string weights_prefix() const {
-    return positions_after_padding() ? "roberta" : distilbert() ? "distilbert" : "bert";
+    if (positions_after_padding()) return "roberta";
+    if (distilbert() || model_type == "electra") return model_type;
+    return "bert";
   }
   /// The longest sequence the position table can place (RoBERTa's first pad_token_id + 1 rows are not positions
   /// of real tokens: 512 of roberta-base's 514).
@@ -78,7 +87,7 @@ struct bert_config {
 };
 
 /// The model_type values cputrain implements, as config.json spells them.
-inline constexpr const char* supported_model_types[] = {"bert", "roberta", "xlm-roberta", "distilbert"};
+inline constexpr const char* supported_model_types[] = {"bert", "roberta", "xlm-roberta", "distilbert", "electra"};
 
 namespace detail {
 
@@ -155,6 +164,13 @@ inline void bert_config::validate() const {
                                  " makes more parameters than a 64-bit size can count");
   }
   detail::require_positive_field("num_labels", num_labels);
+  if (embedding_size) {
+    detail::require_positive_field("embedding_size", *embedding_size);
+    if (*embedding_size > hidden_size)  // the embeddings' LayerNorm input shares the layers' [T, H] scratch
+      detail::bad_config_field("embedding_size", std::to_string(*embedding_size),
+                               "is larger than hidden_size = " + std::to_string(hidden_size) +
+                                   ", which cputrain does not implement (ELECTRA's are equal or smaller)");
+  }
   if (classifier_dropout) detail::require_probability_field("classifier_dropout", *classifier_dropout);
   detail::require_probability_field("qa_dropout", qa_dropout);
   detail::require_probability_field("seq_classif_dropout", seq_classif_dropout);

@@ -1,6 +1,7 @@
 // cputrain::nn::encoder — the transformer encoder every head sits on (BertModel or RobertaModel without the
-// pooler, DistilBertModel): embeddings, dropout, then num_hidden_layers post-LayerNorm layers, under the config's
-// model_type's names, position rule and layer shape. It registers its tensors in a parameter registry, describes
+// pooler, DistilBertModel, ElectraModel): embeddings, dropout, ELECTRA's embeddings_project when the embedding
+// width differs from hidden_size, then num_hidden_layers post-LayerNorm layers, under the config's model_type's
+// names, position rule and layer shape. It registers its tensors in a parameter registry, describes
 // the workspace a batch needs (encoder_workspace::lay_out), and runs forward and backward over views into a model's
 // flat buffers; encoder_model.hpp owns those buffers and composes the encoder with a head.
 #pragma once
@@ -18,6 +19,7 @@
 #include "cputrain/nn/embeddings.hpp"
 #include "cputrain/nn/encoder_batch.hpp"
 #include "cputrain/nn/encoder_layer.hpp"
+#include "cputrain/nn/linear.hpp"
 #include "cputrain/nn/parameters.hpp"
 
 namespace cputrain::nn {
@@ -37,9 +39,11 @@ using gradients_ready = std::function<void(std::size_t offset)>;
 template <class A>
 struct encoder_workspace {
   float* key_mask = nullptr;  // [T] additive attention mask
-  A* emb_sum = nullptr;       // [T, H] the embeddings' LayerNorm input, kept
+  A* emb_sum = nullptr;       // [T, E] the embeddings' LayerNorm input, kept (E: embedding width, H unless ELECTRA's)
   float* emb_mean = nullptr;  // [T]
   float* emb_rstd = nullptr;  // [T]
+  float* emb_out = nullptr;   // [T, E] the embeddings' output when projected; else the residual stream itself
+  A* projected = nullptr;     // [T, E] emb_out after dropout, kept (the operand of embeddings_project)
   float* hidden = nullptr;    // [T, H] the residual stream; the encoder's output after forward
   float* dhidden = nullptr;   // [T, H] its gradient: the head writes it, backward consumes it
   layer_scratch scratch;
@@ -53,11 +57,16 @@ struct encoder_workspace {
     const auto H = static_cast<std::uint64_t>(config.hidden_size);
     const auto I = static_cast<std::uint64_t>(config.intermediate_size);
     const std::uint64_t T = batch * seq;  // the caller's tally has checked batch x seq
+    const auto E = static_cast<std::uint64_t>(config.embedding_width());
     encoder_workspace w;
     w.key_mask = c.scratch({T});
-    w.emb_sum = c.kept({T, H});
+    w.emb_sum = c.kept({T, E});
     w.emb_mean = c.kept_float({T});
     w.emb_rstd = c.kept_float({T});
+    if (config.projects_embeddings()) {
+      w.emb_out = c.scratch({T, E});
+      w.projected = c.kept({T, E});
+    }
     w.hidden = c.scratch({T, H});
     w.dhidden = c.scratch({T, H});
     w.scratch = layer_scratch::lay_out(c, T, H, I);
@@ -72,6 +81,7 @@ struct encoder_workspace {
 struct encoder {
   bert_config config;
   embeddings input;
+  linear project;  // ELECTRA's embeddings_project [H, E], when config.projects_embeddings()
   std::vector<encoder_layer> layers;
   std::vector<std::size_t> layer_begin;  // where each layer's tensors start in the flat buffers
 
@@ -81,6 +91,7 @@ struct encoder {
     encoder e;
     e.config = config;
     e.input = create_embeddings(table, config);
+    if (config.projects_embeddings()) e.project = create_projection(table, config);
     for (int i = 0; i < config.num_hidden_layers; ++i) {
       e.layer_begin.push_back(table.total_size());
       e.layers.push_back(create_layer(table, config, static_cast<std::size_t>(i)));
@@ -92,6 +103,7 @@ struct encoder {
   /// num_hidden_layers times (a hostile layer count costs nothing to refuse).
   static void tally(parameter_tally& tally, const bert_config& config) {
     create_embeddings(tally, config);
+    if (config.projects_embeddings()) create_projection(tally, config);
     parameter_tally layer(tally.what());
     create_layer(layer, config, 0);
     tally.add_copies(layer, static_cast<std::uint64_t>(config.num_hidden_layers));
@@ -110,11 +122,17 @@ struct encoder {
       w.key_mask[i] = batch.attention_mask[i] != 0 ? 0.0f : kernels::attention_mask_min;
     }
     float* h = w.hidden;
-    float* emb_sum = compute_into(w.emb_sum, w.scratch.h_a);
-    input.forward(params, batch.input_ids.data(), batch.token_type_ids.data(), batch.batch, batch.seq, emb_sum, h,
-                  w.emb_mean, w.emb_rstd);
-    kernels::keep(emb_sum, w.emb_sum, T * H);
-    kernels::dropout_forward(h, T * H, hidden_dropout(options), options.seed, first_stream, h);
+    const std::size_t E = input.hidden;
+    float* emb_out = config.projects_embeddings() ? w.emb_out : h;
+    float* emb_sum = compute_into(w.emb_sum, w.scratch.h_a);  // [T, E] fits: E <= H (bert_config::validate)
+    input.forward(params, batch.input_ids.data(), batch.token_type_ids.data(), batch.batch, batch.seq, emb_sum,
+                  emb_out, w.emb_mean, w.emb_rstd);
+    kernels::keep(emb_sum, w.emb_sum, T * E);
+    kernels::dropout_forward(emb_out, T * E, hidden_dropout(options), options.seed, first_stream, emb_out);
+    if (config.projects_embeddings()) {  // h[T, H] = embeddings_project(dropout(embeddings))
+      kernels::keep(emb_out, w.projected, T * E);
+      project.forward(gemm_weights, params, w.projected, T, h);
+    }
     const attention_shape shape = shape_of(batch);
     for (std::size_t l = 0; l < layers.size(); ++l) {
       kernels::keep(h, w.layers[l].x, T * H);
@@ -129,7 +147,7 @@ struct encoder {
   void backward(const TW* gemm_weights, const float* params, float* grads, const encoder_batch& batch,
                 const forward_options& options, std::uint64_t first_stream, encoder_workspace<A>& w,
                 const gradients_ready& ready) const {
-    const std::size_t T = batch.tokens(), H = hidden();
+    const std::size_t T = batch.tokens();
     const attention_shape shape = shape_of(batch);
     float* dh = w.dhidden;
     for (std::size_t l = layers.size(); l-- > 0;) {
@@ -137,9 +155,15 @@ struct encoder {
                          w.scratch, dh);
       if (ready) ready(layer_begin[l]);
     }
-    kernels::dropout_backward(dh, T * H, hidden_dropout(options), options.seed, first_stream, dh);
+    float* d_emb = dh;
+    if (config.projects_embeddings()) {
+      d_emb = w.emb_out;
+      project.backward(gemm_weights, grads, w.projected, dh, T, d_emb);
+    }
+    const std::size_t E = input.hidden;
+    kernels::dropout_backward(d_emb, T * E, hidden_dropout(options), options.seed, first_stream, d_emb);
     input.backward(params, grads, batch.input_ids.data(), batch.token_type_ids.data(), batch.batch, batch.seq,
-                   w.emb_sum, w.emb_mean, w.emb_rstd, dh);
+                   w.emb_sum, w.emb_mean, w.emb_rstd, d_emb);
     if (ready) ready(0);
   }
 
@@ -149,11 +173,16 @@ struct encoder {
   template <parameter_registry R>
   static embeddings create_embeddings(R& table, const bert_config& c) {
     return embeddings::create(table, c.weights_prefix(), static_cast<std::size_t>(c.vocab_size),
-                              static_cast<std::size_t>(c.hidden_size),
+                              static_cast<std::size_t>(c.embedding_width()),
                               static_cast<std::size_t>(c.max_position_embeddings),
                               static_cast<std::size_t>(c.type_vocab_size), c.pad_token_id, c.layer_norm_eps,
                               c.positions_after_padding() ? position_rule::after_padding : position_rule::index,
                               !c.distilbert());
+  }
+  template <parameter_registry R>
+  static linear create_projection(R& table, const bert_config& c) {
+    return linear::create(table, c.weights_prefix() + ".embeddings_project",
+                          static_cast<std::size_t>(c.embedding_width()), static_cast<std::size_t>(c.hidden_size));
   }
   template <parameter_registry R>
   static encoder_layer create_layer(R& table, const bert_config& c, std::size_t index) {

@@ -2,10 +2,10 @@
 // family's own, on each sequence's first token:
 //   BERT     `bert.pooler.dense` [hidden, hidden], tanh, dropout, `classifier` [num_labels, hidden]
 //   RoBERTa  dropout, `classifier.dense`, tanh, dropout, `classifier.out_proj` (RobertaClassificationHead)
+//   ELECTRA  as RoBERTa's with GELU for tanh (ElectraClassificationHead)
 //   DistilBERT `pre_classifier`, ReLU, dropout (seq_classif_dropout), `classifier`
-// with dropout classifier_dropout, else hidden_dropout_prob, but DistilBERT's. The loss follows the problem type as Hugging Face
-// infers it (classification_loss.hpp): cross-entropy for class ids, BCE with logits for multi-label targets, mean
-// squared error for regression.
+// (dropout: classifier_dropout, else hidden_dropout_prob). The loss follows the problem type as Hugging Face infers
+// it (classification_loss.hpp): cross-entropy, BCE with logits for multi-label targets, MSE for regression.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/kernels/dropout.hpp"
 #include "cputrain/kernels/fused.hpp"
+#include "cputrain/kernels/gelu.hpp"
 #include "cputrain/nn/bert_config.hpp"
 #include "cputrain/nn/classification_loss.hpp"
 #include "cputrain/nn/encoder.hpp"
@@ -36,7 +37,8 @@ struct sequence_classification_head {
   linear pooler, classifier;  // BERT's names; RoBERTa's classifier.dense and classifier.out_proj
   float dropout = 0.0f;
   bool dropout_first = false;  // RoBERTa drops out the first token before its dense layer
-  bool relu = false;           // DistilBERT's pre_classifier is followed by ReLU, the others' dense by tanh
+  enum class activation { tanh, relu, gelu };
+  activation act = activation::tanh;  // after the dense layer: DistilBERT's ReLU, ELECTRA's GELU, the others' tanh
   std::string configured_problem;
 
   template <parameter_registry R>
@@ -44,19 +46,21 @@ struct sequence_classification_head {
     const auto H = static_cast<std::size_t>(config.hidden_size);
     const auto L = static_cast<std::size_t>(config.num_labels);
     sequence_classification_head head;
-    head.dropout_first = config.weights_prefix() == "roberta";
-    head.relu = config.distilbert();
+    head.dropout_first = config.weights_prefix() == "roberta" || config.model_type == "electra";
+    head.act = config.distilbert()              ? activation::relu
+               : config.model_type == "electra" ? activation::gelu
+                                                : activation::tanh;
     if (head.dropout_first) {
       head.pooler = linear::create(table, "classifier.dense", H, H);
       head.classifier = linear::create(table, "classifier.out_proj", H, L);
-    } else if (head.relu) {
+    } else if (head.act == activation::relu) {
       head.pooler = linear::create(table, "pre_classifier", H, H);
       head.classifier = linear::create(table, "classifier", H, L);
     } else {
       head.pooler = linear::create(table, "bert.pooler.dense", H, H);
       head.classifier = linear::create(table, "classifier", H, L);
     }
-    head.dropout = head.relu ? config.seq_classif_dropout : config.classifier_dropout_prob();
+    head.dropout = config.distilbert() ? config.seq_classif_dropout : config.classifier_dropout_prob();
     head.configured_problem = config.problem_type;
     return head;
   }
@@ -65,7 +69,8 @@ struct sequence_classification_head {
   template <class A>
   struct workspace {
     A* first = nullptr;         // [B, H] each sequence's first token, the operand of the pooler
-    float* pooled = nullptr;    // [B, H] tanh or ReLU of the pooler, kept for its gradient
+    float* pooled = nullptr;    // [B, H] tanh or ReLU of the dense layer, kept for its gradient; GELU's input
+    float* activated = nullptr;  // [B, H] GELU's output (ELECTRA)
     A* dropped = nullptr;       // [B, H] dropout(pooled), the operand of the classifier
     float* scratch = nullptr;   // [B, H]
     float* scratch2 = nullptr;  // [B, H]
@@ -78,6 +83,7 @@ struct sequence_classification_head {
       workspace w;
       w.first = c.kept({batch, H});
       w.pooled = c.kept_float({batch, H});
+      w.activated = c.scratch({batch, H});
       w.dropped = c.kept({batch, H});
       w.scratch = c.scratch({batch, H});
       w.scratch2 = c.scratch({batch, H});
@@ -104,8 +110,15 @@ struct sequence_classification_head {
       kernels::dropout_forward(w.scratch, B * H, probability(options), options.seed, first_stream, w.scratch);
     kernels::keep(w.scratch, w.first, B * H);
     pooler.forward(gemm_weights, params, w.first, B, w.pooled);
-    for (std::size_t i = 0; i < B * H; ++i) w.pooled[i] = relu ? std::max(w.pooled[i], 0.0f) : std::tanh(w.pooled[i]);
-    kernels::dropout_forward(w.pooled, B * H, probability(options), options.seed, first_stream + 1, w.scratch);
+    const float* activated = w.pooled;
+    if (act == activation::gelu) {
+      kernels::gelu_forward(w.pooled, B * H, w.activated);
+      activated = w.activated;
+    } else {
+      for (std::size_t i = 0; i < B * H; ++i)
+        w.pooled[i] = act == activation::relu ? std::max(w.pooled[i], 0.0f) : std::tanh(w.pooled[i]);
+    }
+    kernels::dropout_forward(activated, B * H, probability(options), options.seed, first_stream + 1, w.scratch);
     kernels::keep(w.scratch, w.dropped, B * H);
     classifier.forward(gemm_weights, params, w.dropped, B, w.logits);
     if (!batch.has_labels()) return std::numeric_limits<float>::quiet_NaN();
@@ -123,8 +136,12 @@ struct sequence_classification_head {
     float* d_pooled = w.scratch;
     classifier.backward(gemm_weights, grads, w.dropped, w.dlogits, B, d_pooled);
     kernels::dropout_backward(d_pooled, B * H, probability(options), options.seed, first_stream + 1, d_pooled);
-    for (std::size_t i = 0; i < B * H; ++i)
-      d_pooled[i] *= relu ? (w.pooled[i] > 0.0f ? 1.0f : 0.0f) : 1.0f - w.pooled[i] * w.pooled[i];
+    if (act == activation::gelu) {
+      kernels::gelu_backward(d_pooled, w.pooled, B * H, d_pooled);
+    } else {
+      for (std::size_t i = 0; i < B * H; ++i)
+        d_pooled[i] *= act == activation::relu ? (w.pooled[i] > 0.0f ? 1.0f : 0.0f) : 1.0f - w.pooled[i] * w.pooled[i];
+    }
     float* d_first = w.scratch2;
     pooler.backward(gemm_weights, grads, w.first, d_pooled, B, d_first);
     if (dropout_first)
