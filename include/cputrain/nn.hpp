@@ -13,6 +13,7 @@
 #include "cputrain/nn/encoder_model.hpp"                  // IWYU pragma: export
 #include "cputrain/nn/init.hpp"                           // IWYU pragma: export
 #include "cputrain/nn/linear.hpp"                         // IWYU pragma: export
+#include "cputrain/nn/masked_lm_head.hpp"                 // IWYU pragma: export
 #include "cputrain/nn/model_memory.hpp"                   // IWYU pragma: export
 #include "cputrain/nn/parameters.hpp"                     // IWYU pragma: export
 #include "cputrain/nn/qa_batch.hpp"                       // IWYU pragma: export

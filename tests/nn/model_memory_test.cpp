@@ -13,6 +13,7 @@
 
 #include "cputrain/nn/bert_qa.hpp"
 #include "cputrain/nn/model_memory.hpp"
+#include "cputrain/nn/masked_lm_head.hpp"
 #include "cputrain/nn/sequence_classification_head.hpp"
 #include "cputrain/nn/token_classification_head.hpp"
 #include "support/sanitizers.hpp"
@@ -141,11 +142,14 @@ TEST_CASE("every head's parameter count and activation bill are what its model a
     const double stats = 4.0 * 30 * (2 + 4 * c.num_hidden_layers);
     double head_stats = 0;  // the sequence head keeps its tanh output in float
     if constexpr (std::is_same_v<head, ct::nn::sequence_classification_head>) head_stats = 4.0 * 3 * 32;
+    // the masked-LM head keeps GELU's input and output [T, W] and its LayerNorm's statistics in float
+    if constexpr (std::is_same_v<head, ct::nn::masked_lm_head>) head_stats = 4.0 * (2 * 30 * c.embedding_width() + 2 * 30);
     CHECK(item(bill, "activations kept for backward") == static_cast<double>(model.activation_bytes()) + stats + head_stats);
     CHECK(item(bill, "layer workspace") == static_cast<double>(model.scratch_bytes()));
   };
   check(ct::nn::encoder_model<ct::nn::sequence_classification_head>(c), ct::nn::sequence_classification_batch{});
   check(ct::nn::encoder_model<ct::nn::token_classification_head>(c), ct::nn::token_classification_batch{});
+  check(ct::nn::encoder_model<ct::nn::masked_lm_head>(c), ct::nn::masked_lm_batch{});
   // ELECTRA: narrower embeddings and their projection, counted and carved like the rest
   bert_config electra = c;
   electra.model_type = "electra";
@@ -154,6 +158,7 @@ TEST_CASE("every head's parameter count and activation bill are what its model a
   c = electra;
   check(ct::nn::encoder_model<ct::nn::qa_head>(c), ct::nn::qa_batch{});
   check(ct::nn::encoder_model<ct::nn::token_classification_head>(c), ct::nn::token_classification_batch{});
+  check(ct::nn::encoder_model<ct::nn::masked_lm_head>(c), ct::nn::masked_lm_batch{});
   // the tables are 16 wide instead of 32, and embeddings_project [32, 16] + [32] is added
   CHECK(ct::nn::parameter_count<ct::nn::qa_head>(saved) - ct::nn::parameter_count<ct::nn::qa_head>(electra) ==
         (50 + 40 + 2) * 16 + 2 * 16 - (32 * 16 + 32));

@@ -17,8 +17,8 @@ namespace cputrain::nn {
 
 struct bert_config {
   /// Which family's names, position rule and layer shape: "bert" (also MiniLM), "roberta", "xlm-roberta",
-  /// "distilbert" or "electra" (supported_model_types). DistilBERT's own keys (dim, n_layers, ...) are read into the BERT-named
-  /// fields below (io/bert_config_json.hpp).
+  /// "distilbert" or "electra" (supported_model_types). DistilBERT's own keys (dim, n_layers, ...) are read into
+  /// the BERT-named fields below (io/bert_config_json.hpp).
   std::string model_type = "bert";
   int vocab_size = 30522;
   int hidden_size = 768;

@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/kernels/row_blocks.hpp"
 
 namespace cputrain::nn {
 
@@ -34,7 +36,8 @@ enum class problem_type { regression, single_label_classification, multi_label_c
 }
 
 /// logits, dlogits: [rows, classes]; labels: [rows], each in [0, classes) or ignored_label (anything else is a
-/// usage_error naming the row).
+/// usage_error naming the row). Rows run in parallel (a masked-LM head has tokens x vocabulary logits); their
+/// losses are summed in row order, the same for any thread count.
 inline float cross_entropy(const float* logits, const std::int64_t* labels, std::size_t rows, std::size_t classes,
                            float grad_scale, float* dlogits) {
   std::size_t counted = 0;
@@ -45,25 +48,34 @@ inline float cross_entropy(const float* logits, const std::int64_t* labels, std:
                         std::to_string(classes) + ") nor -100 (ignored)");
     ++counted;
   }
-  std::fill(dlogits, dlogits + rows * classes, 0.0f);
-  if (counted == 0) return std::numeric_limits<float>::quiet_NaN();
-  double total = 0;
-  const double scale = static_cast<double>(grad_scale) / static_cast<double>(counted);
-  for (std::size_t r = 0; r < rows; ++r) {
-    if (labels[r] == ignored_label) continue;
-    const float* x = logits + r * classes;
-    const double top = *std::max_element(x, x + classes);
-    double sum = 0;
-    for (std::size_t c = 0; c < classes; ++c) sum += std::exp(static_cast<double>(x[c]) - top);
-    const double log_sum = std::log(sum) + top;
-    const auto label = static_cast<std::size_t>(labels[r]);
-    total += log_sum - x[label];
-    float* d = dlogits + r * classes;
-    for (std::size_t c = 0; c < classes; ++c) {
-      const double p = std::exp(static_cast<double>(x[c]) - log_sum);
-      d[c] = static_cast<float>((p - (c == label ? 1.0 : 0.0)) * scale);
-    }
+  if (counted == 0) {
+    std::fill(dlogits, dlogits + rows * classes, 0.0f);
+    return std::numeric_limits<float>::quiet_NaN();
   }
+  const double scale = static_cast<double>(grad_scale) / static_cast<double>(counted);
+  std::vector<double> row_loss(rows, 0.0);
+  kernels::for_row_blocks(rows, kernels::rows_per_block(classes), [&](std::size_t first, std::size_t end) {
+    for (std::size_t r = first; r < end; ++r) {
+      float* d = dlogits + r * classes;
+      if (labels[r] == ignored_label) {
+        std::fill(d, d + classes, 0.0f);
+        continue;
+      }
+      const float* x = logits + r * classes;
+      const double top = *std::max_element(x, x + classes);
+      double sum = 0;
+      for (std::size_t c = 0; c < classes; ++c) sum += std::exp(static_cast<double>(x[c]) - top);
+      const double log_sum = std::log(sum) + top;
+      const auto label = static_cast<std::size_t>(labels[r]);
+      row_loss[r] = log_sum - x[label];
+      for (std::size_t c = 0; c < classes; ++c) {
+        const double p = std::exp(static_cast<double>(x[c]) - log_sum);
+        d[c] = static_cast<float>((p - (c == label ? 1.0 : 0.0)) * scale);
+      }
+    }
+  });
+  double total = 0;
+  for (const double l : row_loss) total += l;
   return static_cast<float>(total / static_cast<double>(counted));
 }
 

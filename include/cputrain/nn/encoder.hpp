@@ -186,8 +186,9 @@ struct encoder {
   }
   template <parameter_registry R>
   static encoder_layer create_layer(R& table, const bert_config& c, std::size_t index) {
-    return encoder_layer::create(table,
-                                 c.distilbert() ? layer_names::distilbert(index) : layer_names::bert(c.weights_prefix(), index),
+    const layer_names names =
+        c.distilbert() ? layer_names::distilbert(index) : layer_names::bert(c.weights_prefix(), index);
+    return encoder_layer::create(table, names,
                                  static_cast<std::size_t>(c.hidden_size),
                                  static_cast<std::size_t>(c.num_attention_heads),
                                  static_cast<std::size_t>(c.intermediate_size), c.layer_norm_eps);

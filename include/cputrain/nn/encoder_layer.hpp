@@ -110,7 +110,7 @@ struct layer_names {
             p + "attention.output.dense", p + "attention.output.LayerNorm", p + "intermediate.dense",
             p + "output.dense",         p + "output.LayerNorm"};
   }
-  /// DistilBERT's TransformerBlock: `distilbert.transformer.layer.<i>.attention.q_lin`, `sa_layer_norm`, `ffn.lin1`, ...
+  /// DistilBERT's TransformerBlock: `distilbert.transformer.layer.<i>.attention.q_lin`, `sa_layer_norm`, ...
   static layer_names distilbert(std::size_t index) {
     const std::string p = "distilbert.transformer.layer." + std::to_string(index) + ".";
     return {p + "attention.q_lin", p + "attention.k_lin",   p + "attention.v_lin", p + "attention.out_lin",
@@ -207,8 +207,8 @@ struct encoder_layer {
     float* d_attn = scratch.h_a;
     kernels::layer_norm_backward(dh, act.ln1_in, act.ln1_mean, act.ln1_rstd, params + ln1_weight, T, H, dh,
                                  grads + ln1_weight, grads + ln1_bias,
-                                 kernels::dropout_rows({drop.attention_output_p, drop.seed, drop.attention_output_stream}, H,
-                                                       d_attn));
+                                 kernels::dropout_rows(
+                                     {drop.attention_output_p, drop.seed, drop.attention_output_stream}, H, d_attn));
     float* d_context = scratch.h_b;
     attention_output.backward(gemm_weights, grads, act.context, d_attn, T, d_context);
 

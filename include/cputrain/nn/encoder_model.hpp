@@ -156,8 +156,8 @@ void encoder_model<Head, Precision, Alloc>::backward(float loss_scale, const gra
   if (batch_ == nullptr || !batch_->has_labels()) {
     throw usage_error(std::string(Head::model_name) + "::backward: no forward pass with labels to differentiate");
   }
-  head_.backward(gemm_weights(), grads_.data(), *batch_, loss_scale, options_, first_stream() + encoder_.dropout_sites(),
-                 head_ws_, encoder_ws_.dhidden);
+  head_.backward(gemm_weights(), params_.data(), grads_.data(), *batch_, loss_scale, options_,
+                 first_stream() + encoder_.dropout_sites(), head_ws_, encoder_ws_.dhidden);
   if (ready) ready(head_begin_);
   encoder_.backward(gemm_weights(), params_.data(), grads_.data(), *batch_, options_, first_stream(), encoder_ws_,
                     ready);

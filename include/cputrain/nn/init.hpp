@@ -1,7 +1,8 @@
-// Hugging Face BERT's initialisation for training from scratch (BertPreTrainedModel._init_weights): Linear and
+// Hugging Face's initialisation for training from scratch (_init_weights of BERT and its relatives): Linear and
 // Embedding weights normal(0, initializer_range), biases zero, LayerNorm weight 1 and bias 0, the padding row of
-// an embedding table (the word table's pad_token_id row; RoBERTa's position table has one too) zero. The normal draws come from a counter-based generator and Box-Muller written here, so
-// a seed gives the same weights with every compiler and standard library (std::normal_distribution does not).
+// an embedding table (the word table's pad_token_id row; RoBERTa's position table has one too) zero. The normal
+// draws come from a counter-based generator and Box-Muller written here, so a seed gives the same weights with
+// every compiler and standard library (std::normal_distribution does not).
 #pragma once
 
 #include <cmath>

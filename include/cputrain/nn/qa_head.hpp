@@ -23,6 +23,8 @@ struct qa_head {
   using batch_type = qa_batch;
   /// What messages call a model with this head.
   static constexpr const char* model_name = "bert_qa";
+  /// Whether the head reads the word table too (a tied decoder): its gradient is then dense, not row-sparse.
+  static constexpr bool ties_word_embeddings = false;
   linear qa_outputs;
   float dropout = 0.0f;
   bool has_dropout = false;  // DistilBERT's qa_dropout
@@ -82,8 +84,9 @@ struct qa_head {
 
   /// dh[T, H] = the loss's gradient (times loss_scale) at the encoder's output; qa_outputs' gradients into grads.
   template <class A, class TW>
-  void backward(const TW* gemm_weights, float* grads, const qa_batch& batch, float loss_scale,
-                const forward_options& options, std::uint64_t first_stream, workspace<A>& w, float* dh) const {
+  void backward(const TW* gemm_weights, const float* /*params*/, float* grads, const qa_batch& batch, float loss_scale,
+                const forward_options& options, std::uint64_t first_stream, workspace<A>& w,
+                float* dh) const {
     const std::size_t T = batch.tokens();
     if (loss_scale != 1.0f) {
       for (std::size_t i = 0; i < T * 2; ++i) w.dlogits[i] *= loss_scale;

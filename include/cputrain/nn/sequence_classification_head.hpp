@@ -31,6 +31,8 @@ namespace cputrain::nn {
 struct sequence_classification_head {
   using batch_type = sequence_classification_batch;
   static constexpr const char* model_name = "sequence classification model";
+  /// Whether the head reads the word table too (a tied decoder): its gradient is then dense, not row-sparse.
+  static constexpr bool ties_word_embeddings = false;
   /// Two dropout streams per step: before the dense layer (RoBERTa's only) and before the classifier.
   [[nodiscard]] static constexpr std::uint64_t dropout_sites() noexcept { return 2; }
 
@@ -127,8 +129,9 @@ struct sequence_classification_head {
 
   /// dh [T, H] = the loss's gradient (times loss_scale) at the encoder's output: nonzero on first tokens only.
   template <class A, class TW>
-  void backward(const TW* gemm_weights, float* grads, const sequence_classification_batch& batch, float loss_scale,
-                const forward_options& options, std::uint64_t first_stream, workspace<A>& w, float* dh) const {
+  void backward(const TW* gemm_weights, const float* /*params*/, float* grads, const sequence_classification_batch& batch, float loss_scale,
+                const forward_options& options, std::uint64_t first_stream, workspace<A>& w,
+                float* dh) const {
     const std::size_t B = batch.batch, H = pooler.in;
     if (loss_scale != 1.0f) {
       for (std::size_t i = 0; i < B * classifier.out; ++i) w.dlogits[i] *= loss_scale;

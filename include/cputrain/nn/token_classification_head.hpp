@@ -21,6 +21,8 @@ namespace cputrain::nn {
 struct token_classification_head {
   using batch_type = token_classification_batch;
   static constexpr const char* model_name = "token classification model";
+  /// Whether the head reads the word table too (a tied decoder): its gradient is then dense, not row-sparse.
+  static constexpr bool ties_word_embeddings = false;
   /// One dropout stream per step: the dropout before the classifier.
   [[nodiscard]] static constexpr std::uint64_t dropout_sites() noexcept { return 1; }
 
@@ -76,8 +78,9 @@ struct token_classification_head {
 
   /// dh [T, H] = the loss's gradient (times loss_scale) at the encoder's output.
   template <class A, class TW>
-  void backward(const TW* gemm_weights, float* grads, const token_classification_batch& batch, float loss_scale,
-                const forward_options& options, std::uint64_t first_stream, workspace<A>& w, float* dh) const {
+  void backward(const TW* gemm_weights, const float* /*params*/, float* grads, const token_classification_batch& batch, float loss_scale,
+                const forward_options& options, std::uint64_t first_stream, workspace<A>& w,
+                float* dh) const {
     const std::size_t T = batch.tokens(), H = classifier.in;
     if (loss_scale != 1.0f) {
       for (std::size_t i = 0; i < T * classifier.out; ++i) w.dlogits[i] *= loss_scale;

@@ -303,8 +303,10 @@ class trainer {
   void attach_reducers(run_state& run) {
     const auto& entries = model_.table().entries();
     const nn::parameter_info* word = model_.table().first_of(nn::parameter_role::word_embedding);
+    // A head that reads the word table too (a tied masked-LM decoder) gives every row a gradient: dense.
     const bool sparse_words = world() > 1 && args_.sparse_embedding_gradients && word != nullptr &&
-                              word->offset == 0 && entries.size() > 1 && word->shape.size() == 2;
+                              word->offset == 0 && entries.size() > 1 && word->shape.size() == 2 &&
+                              !model_type::head_type::ties_word_embeddings;
     run.dense_begin = sparse_words ? entries[1].offset : 0;
     std::vector<std::size_t> tensor_offsets;
     for (const nn::parameter_info& info : entries) {
