@@ -20,7 +20,6 @@ namespace masked_lm_head_test {
 
 namespace ct = cputrain;
 using fp32_model = ct::nn::encoder_model<ct::nn::masked_lm_head, ct::precision::fp32>;
-using bf16_model = ct::nn::encoder_model<ct::nn::masked_lm_head, ct::precision::bf16_mixed>;
 
 ct::nn::masked_lm_batch batch_of(const ct::test::encoder_fixture& f) {
   ct::nn::masked_lm_batch b;
@@ -41,32 +40,21 @@ TEST_CASE("each family's masked-LM model in fp32: logits, loss and every gradien
   CHECK(word.offset == 0);
   const auto batch = batch_of(f);
   CHECK(std::count(batch.labels.begin(), batch.labels.end(), -100) > 0);  // only the masked tokens count
+  f.check_fp32_against_pytorch<ct::nn::masked_lm_head>(batch, f.config.num_hidden_layers);
   model.zero_grad();
-  const float loss = model.forward(batch, {.training = true});
-  const float want = f.floats("expected/loss")[0];
-  INFO("loss " << loss << " PyTorch " << want);
-  CHECK(std::abs(loss - want) <= 1e-5 * std::abs(want));
-  CHECK(f.relative_error(model.logits(), f.floats("expected/logits")) < 1e-5);
+  (void)model.forward(batch);
   model.backward();
-  CHECK(f.check_gradients(model) == f.config.num_hidden_layers);
   // every row of the word table gets gradient through the decoder, the padding row too (as in PyTorch)
   const auto W = static_cast<std::size_t>(f.config.embedding_width());
   const auto pad = static_cast<std::size_t>(f.config.pad_token_id);
   CHECK(f.max_abs(model.grads().subspan(word.offset + pad * W, W)) > 0.0);
 }
 
-TEST_CASE("a masked-LM model under bf16 mixed precision stays near PyTorch's autocast") {
+TEST_CASE("a masked-LM model under bf16 mixed precision stays near PyTorch's autocast and our fp32") {
   const std::string name = GENERATE("bert_masked_lm", "roberta_masked_lm");
   INFO(name);
   const ct::test::encoder_fixture f(name);
-  bf16_model mixed(f.config, 1);
-  f.load(mixed);
-  const auto batch = batch_of(f);
-  const float loss16 = mixed.forward(batch);
-  const float autocast = f.floats("expected_bf16/loss")[0];
-  INFO("bf16 " << loss16 << " autocast " << autocast);
-  CHECK(std::abs(loss16 - autocast) <= 2e-2 * std::abs(autocast));
-  CHECK(f.relative_error(mixed.logits(), f.floats("expected_bf16/logits")) < 5e-2);
+  (void)f.check_bf16_against_autocast<ct::nn::masked_lm_head>(batch_of(f));
 }
 
 TEST_CASE("the masked-LM loss does not depend on the thread count (rows in parallel, summed in order)") {

@@ -19,7 +19,6 @@ namespace token_classification_head_test {
 namespace ct = cputrain;
 using head = ct::nn::token_classification_head;
 using fp32_model = ct::nn::encoder_model<head, ct::precision::fp32>;
-using bf16_model = ct::nn::encoder_model<head, ct::precision::bf16_mixed>;
 
 ct::nn::token_classification_batch batch_of(const ct::test::encoder_fixture& f) {
   ct::nn::token_classification_batch b;
@@ -34,19 +33,10 @@ TEST_CASE("BERT's, RoBERTa's, DistilBERT's and ELECTRA's token heads in fp32: lo
                "electra_token_classification");
   INFO(name);
   const ct::test::encoder_fixture f(name);
-  fp32_model model(f.config, 1);
-  f.load(model);
   const auto batch = batch_of(f);
   // the fixture ignores padding and some real tokens
   CHECK(std::count(batch.labels.begin(), batch.labels.end(), -100) > 0);
-  model.zero_grad();
-  const float loss = model.forward(batch, {.training = true});
-  const float want = f.floats("expected/loss")[0];
-  INFO("loss " << loss << " PyTorch " << want);
-  CHECK(std::abs(loss - want) <= 1e-5 * std::abs(want));
-  CHECK(f.relative_error(model.logits(), f.floats("expected/logits")) < 1e-5);
-  model.backward();
-  CHECK(f.check_gradients(model) == f.config.num_hidden_layers);
+  f.check_fp32_against_pytorch<head>(batch, f.config.num_hidden_layers);
 }
 
 TEST_CASE("a token head under bf16 mixed precision stays near PyTorch's autocast and our fp32") {
@@ -55,22 +45,7 @@ TEST_CASE("a token head under bf16 mixed precision stays near PyTorch's autocast
                "electra_token_classification");
   INFO(name);
   const ct::test::encoder_fixture f(name);
-  fp32_model full(f.config, 1);
-  bf16_model mixed(f.config, 1);
-  f.load(full);
-  f.load(mixed);
-  const auto batch = batch_of(f);
-  const float loss32 = full.forward(batch);
-  const float loss16 = mixed.forward(batch);
-  const float autocast = f.floats("expected_bf16/loss")[0];
-  INFO("fp32 " << loss32 << " bf16 " << loss16 << " autocast " << autocast);
-  CHECK(loss16 != loss32);
-  CHECK(std::abs(loss16 - loss32) <= 2e-2 * std::abs(loss32));
-  CHECK(std::abs(loss16 - autocast) <= 2e-2 * std::abs(autocast));
-  CHECK(f.relative_error(mixed.logits(), f.floats("expected_bf16/logits")) < 5e-2);
-  full.backward();
-  mixed.backward();
-  CHECK(f.relative_error(mixed.grads(), full.grads()) < 5e-2);
+  (void)f.check_bf16_against_autocast<head>(batch_of(f));
 }
 
 TEST_CASE("a token head's labels: -100 ignored everywhere is a NaN loss, a class beyond num_labels is refused") {

@@ -1,6 +1,6 @@
 // One fixture of scripts/encoder_reference.py (tests/nn/data/encoders/<model_type>_<head>.safetensors): the config,
-// the batch, the weights by Hugging Face's names, PyTorch's loss, logits and gradients, and the comparisons the
-// head tests make with them.
+// the batch, the weights by Hugging Face's names, PyTorch's loss, logits and gradients, and the comparisons every
+// head test makes with them (fp32 against PyTorch, bf16 against autocast).
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -18,6 +18,7 @@
 #include "cputrain/io/safetensors.hpp"
 #include "cputrain/nn/bert_config.hpp"
 #include "cputrain/nn/encoder_batch.hpp"
+#include "cputrain/nn/encoder_model.hpp"
 #include "cputrain/nn/parameters.hpp"
 
 namespace cputrain::test {
@@ -146,6 +147,44 @@ struct encoder_fixture {
       }
     }
     return structural;
+  }
+
+  /// A fresh fp32 model of Head with the fixture's weights, run forward and backward on `batch`: loss and logits
+  /// within 1e-5 of PyTorch's, every gradient as check_gradients says, `structural` of them structurally zero.
+  template <class Head>
+  void check_fp32_against_pytorch(const typename Head::batch_type& batch, int structural) const {
+    nn::encoder_model<Head, precision::fp32> model(config, 1);
+    load(model);
+    model.zero_grad();
+    const float loss = model.forward(batch, {.training = true});
+    const float want = floats("expected/loss")[0];
+    INFO("loss " << loss << " PyTorch " << want);
+    CHECK(std::abs(loss - want) <= 1e-5 * std::abs(want));
+    CHECK(relative_error(model.logits(), floats("expected/logits")) < 1e-5);
+    model.backward();
+    CHECK(check_gradients(model) == structural);
+  }
+
+  /// The bf16 mixed-precision model on `batch`: loss within 2e-2 and logits within 5e-2 of PyTorch's autocast, and
+  /// of our fp32 model's; the gradients within 5e-2 of fp32's. Returns the bf16 loss.
+  template <class Head>
+  float check_bf16_against_autocast(const typename Head::batch_type& batch) const {
+    nn::encoder_model<Head, precision::fp32> full(config, 1);
+    nn::encoder_model<Head, precision::bf16_mixed> mixed(config, 1);
+    load(full);
+    load(mixed);
+    const float loss32 = full.forward(batch);
+    const float loss16 = mixed.forward(batch);
+    const float autocast = floats("expected_bf16/loss")[0];
+    INFO("fp32 " << loss32 << " bf16 " << loss16 << " autocast " << autocast);
+    CHECK(loss16 != loss32);  // the bf16 path really rounds
+    CHECK(std::abs(loss16 - loss32) <= 2e-2 * std::abs(loss32));
+    CHECK(std::abs(loss16 - autocast) <= 2e-2 * std::abs(autocast));
+    CHECK(relative_error(mixed.logits(), floats("expected_bf16/logits")) < 5e-2);
+    full.backward();
+    mixed.backward();
+    CHECK(relative_error(mixed.grads(), full.grads()) < 5e-2);
+    return loss16;
   }
 };
 

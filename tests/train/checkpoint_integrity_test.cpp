@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/nn/bert_qa.hpp"
 #include "cputrain/train/qa_trainer.hpp"
 #include "support/tiny_qa_run.hpp"
 

@@ -1,6 +1,7 @@
 // qa_trainer in one process: the gradient hook, and a NaN or Inf in a gradient stopping training before any
 // weight or checkpoint sees it (the loop's other behaviour — learning, exact resume, logging — is checked end to
 // end through run_qa in tests/examples).
+#include "cputrain/nn/bert_qa.hpp"
 #include "cputrain/train/qa_trainer.hpp"
 
 #include <catch2/catch.hpp>

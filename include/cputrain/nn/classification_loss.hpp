@@ -53,7 +53,10 @@ inline float cross_entropy(const float* logits, const std::int64_t* labels, std:
     return std::numeric_limits<float>::quiet_NaN();
   }
   const double scale = static_cast<double>(grad_scale) / static_cast<double>(counted);
-  std::vector<double> row_loss(rows, 0.0);
+  // One buffer per calling thread, grown on demand and kept: a training step allocates nothing.
+  thread_local std::vector<double> row_loss_buffer;
+  row_loss_buffer.assign(rows, 0.0);
+  double* row_loss = row_loss_buffer.data();  // the caller's buffer: a thread_local named in the tasks is their own
   kernels::for_row_blocks(rows, kernels::rows_per_block(classes), [&](std::size_t first, std::size_t end) {
     for (std::size_t r = first; r < end; ++r) {
       float* d = dlogits + r * classes;
@@ -75,7 +78,7 @@ inline float cross_entropy(const float* logits, const std::int64_t* labels, std:
     }
   });
   double total = 0;
-  for (const double l : row_loss) total += l;
+  for (std::size_t r = 0; r < rows; ++r) total += row_loss[r];
   return static_cast<float>(total / static_cast<double>(counted));
 }
 
