@@ -323,6 +323,103 @@ TEST_CASE("an ELECTRA discriminator's config.json: ElectraConfig's defaults, emb
              Contains("embedding_size = 512") && Contains("hidden_size = 256"));
 }
 
+// distilbert-base-uncased-finetuned-sst-2-english's config.json as published on the Hugging Face hub.
+const char* const distilbert_sst2 = R"({
+  "activation": "gelu",
+  "architectures": [
+    "DistilBertForSequenceClassification"
+  ],
+  "attention_dropout": 0.1,
+  "dim": 768,
+  "dropout": 0.1,
+  "finetuning_task": "sst-2",
+  "hidden_dim": 3072,
+  "id2label": {
+    "0": "NEGATIVE",
+    "1": "POSITIVE"
+  },
+  "initializer_range": 0.02,
+  "label2id": {
+    "NEGATIVE": 0,
+    "POSITIVE": 1
+  },
+  "max_position_embeddings": 512,
+  "model_type": "distilbert",
+  "n_heads": 12,
+  "n_layers": 6,
+  "output_past": true,
+  "pad_token_id": 0,
+  "qa_dropout": 0.1,
+  "seq_classif_dropout": 0.2,
+  "sinusoidal_pos_embds": false,
+  "tie_weights_": true,
+  "vocab_size": 30522
+}
+)";
+
+TEST_CASE("a classifier's labels: id2label read into names by id, written back with label2id as save_pretrained writes them") {
+  temp_dir dir;
+  const auto sst2 = read_bert_config(put(dir, distilbert_sst2));
+  CHECK(sst2.num_labels == 2);
+  CHECK(sst2.label_names == std::vector<std::string>{"NEGATIVE", "POSITIVE"});
+  CHECK(sst2.label_name(1) == "POSITIVE");
+  CHECK(sst2.problem_type.empty());
+
+  bert_config c;
+  c.model_type = "roberta";
+  c.pad_token_id = 1;
+  c.num_labels = 3;
+  c.label_names = {"entailment", "neutral", "contradiction"};
+  c.problem_type = "single_label_classification";
+  c.classifier_dropout = 0.25f;
+  const fs::path out = dir.path() / "written.json";
+  write_bert_config(c, out, "RobertaForSequenceClassification");
+  CHECK(read_bert_config(out) == c);
+  const auto json = nlohmann::json::parse(std::ifstream(out));
+  CHECK(json["id2label"] == nlohmann::json{{"0", "entailment"}, {"1", "neutral"}, {"2", "contradiction"}});
+  CHECK(json["label2id"] == nlohmann::json{{"contradiction", 2}, {"entailment", 0}, {"neutral", 1}});
+  CHECK(json["problem_type"] == "single_label_classification");
+  CHECK(json["classifier_dropout"] == 0.25);
+  CHECK_FALSE(json.contains("num_labels"));  // a property of PretrainedConfig, never saved
+
+  // DistilBERT writes them too; regression's one label is named as Hugging Face names it.
+  bert_config d;
+  d.model_type = "distilbert";
+  d.num_labels = 1;
+  d.problem_type = "regression";
+  write_bert_config(d, out);
+  CHECK(read_bert_config(out) == d);
+  const auto djson = nlohmann::json::parse(std::ifstream(out));
+  CHECK(djson["id2label"] == nlohmann::json{{"0", "LABEL_0"}});
+  CHECK(djson["problem_type"] == "regression");
+
+  // Two labels with Hugging Face's own names are its default: not written, as save_pretrained leaves them out.
+  write_bert_config(bert_config{}, out);
+  CHECK_FALSE(nlohmann::json::parse(std::ifstream(out)).contains("id2label"));
+  CHECK(read_bert_config(put(dir, R"({"id2label": {"1": "LABEL_1", "0": "LABEL_0"}})")) == bert_config{});
+  // A config written by hand may give num_labels alone.
+  const auto five = read_bert_config(put(dir, R"({"num_labels": 5, "problem_type": null, "classifier_dropout": null})"));
+  CHECK(five.num_labels == 5);
+  CHECK(five.label_name(4) == "LABEL_4");
+  CHECK_FALSE(five.classifier_dropout.has_value());
+}
+
+TEST_CASE("labels that do not make sense are refused naming the file, the key and the value") {
+  temp_dir dir;
+  CHECK_THAT(read_error(dir, R"({"id2label": {"0": "a", "2": "b"}})"),
+             Contains("config.json") && Contains("\"id2label\" has the key \"2\"") && Contains("ids 0 to 1"));
+  CHECK_THAT(read_error(dir, R"({"id2label": {"zero": "a"}})"), Contains("\"id2label\" has the key \"zero\""));
+  CHECK_THAT(read_error(dir, R"({"id2label": {"0": 7}})"), Contains("\"id2label\" names label 0 as 7, not as a string"));
+  CHECK_THAT(read_error(dir, R"({"id2label": ["a", "b"]})"), Contains("\"id2label\" is") && Contains("an object"));
+  CHECK_THAT(read_error(dir, R"({"id2label": {"0": "a", "1": "b"}, "num_labels": 3})"),
+             Contains("\"num_labels\" is 3, but \"id2label\" names 2 labels"));
+  CHECK_THAT(read_error(dir, R"({"num_labels": 0})"), Contains("num_labels = 0"));
+  CHECK_THAT(read_error(dir, R"({"problem_type": "ranking"})"),
+             Contains("\"problem_type\" is \"ranking\"") && Contains("\"multi_label_classification\""));
+  CHECK_THAT(read_error(dir, R"({"classifier_dropout": 1.5})"), Contains("classifier_dropout = 1.5"));
+  CHECK_THAT(read_error(dir, R"({"label2id": 3})"), Contains("\"label2id\" is 3"));
+}
+
 TEST_CASE("unreadable files and non-JSON throw io_error naming the file") {
   temp_dir dir;
   const fs::path missing = dir.path() / "missing.json";

@@ -8,10 +8,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -125,6 +128,60 @@ class bert_config_reader {
     fail(quoted(key) + " is " + config_value_text(*it) + ", which cputrain does not implement; it implements " + known);
   }
 
+  /// A number or null (Python's None): null and absent leave the field empty.
+  void read_optional(const char* key, std::optional<float>& field) const {
+    const auto it = json_.find(key);
+    if (it == json_.end() || it->is_null()) return;
+    float value = 0.0f;
+    read(key, value);
+    field = value;
+  }
+
+  /// id2label ({"0": "NEGATIVE", "1": "POSITIVE"}) into names by id; the ids must be 0 .. n-1.
+  void read_label_names(std::vector<std::string>& names) const {
+    const auto it = json_.find("id2label");
+    if (it == json_.end() || it->is_null()) return;
+    if (!it->is_object()) bad_type("id2label", *it, "an object of label names by id");
+    std::vector<std::optional<std::string>> by_id(it->size());
+    for (const auto& [key, value] : it->items()) {
+      int id = -1;
+      const auto parsed = std::from_chars(key.data(), key.data() + key.size(), id);
+      if (parsed.ec != std::errc() || parsed.ptr != key.data() + key.size() || id < 0 ||
+          static_cast<std::size_t>(id) >= by_id.size()) {
+        fail("\"id2label\" has the key " + config_value_text(key) + ", but its keys must be the ids 0 to " +
+             std::to_string(by_id.size() - 1));
+      }
+      if (!value.is_string()) fail("\"id2label\" names label " + key + " as " + config_value_text(value) + ", not as a string");
+      by_id[static_cast<std::size_t>(id)] = value.get<std::string>();
+    }
+    names.clear();
+    for (auto& name : by_id) names.push_back(std::move(*name));  // n distinct ids below n: every id is there
+  }
+
+  /// PretrainedConfig's keys of every family: the labels and the problem type.
+  void read_label_fields(nn::bert_config& config) const {
+    read_label_names(config.label_names);
+    if (!config.label_names.empty()) {
+      const int named = static_cast<int>(config.label_names.size());
+      config.num_labels = named;
+      read("num_labels", config.num_labels);  // written by hand only; validate() refuses a contradiction
+      if (config.num_labels != named)
+        fail("\"num_labels\" is " + std::to_string(config.num_labels) + ", but \"id2label\" names " +
+             std::to_string(named) + " labels");
+      // Hugging Face's own names are kept as "no names", so that a config reads back equal to what was written.
+      const std::vector<std::string> named_by_hf = config.default_label_names();
+      if (named_by_hf == config.label_names) config.label_names.clear();
+    } else {
+      read("num_labels", config.num_labels);
+    }
+    const auto it = json_.find("label2id");
+    if (it != json_.end() && !it->is_null() && !it->is_object()) bad_type("label2id", *it, "an object of ids by label name");
+    if (const auto p = json_.find("problem_type"); p == json_.end() || p->is_null()) return;
+    static constexpr const char* problem_types[] = {"regression", "single_label_classification",
+                                                    "multi_label_classification"};
+    read_one_of("problem_type", config.problem_type, problem_types);
+  }
+
   void require_not_true(const char* key, const std::string& why) const {
     const auto it = json_.find(key);
     if (it != json_.end() && it->is_boolean() && it->get<bool>()) {
@@ -159,6 +216,7 @@ inline void read_distilbert_fields(const bert_config_reader& reader, nn::bert_co
   reader.read("qa_dropout", config.qa_dropout);
   reader.read("seq_classif_dropout", config.seq_classif_dropout);
   reader.read("pad_token_id", config.pad_token_id);
+  reader.read_label_fields(config);
   config.layer_norm_eps = 1e-12f;
 }
 
@@ -249,6 +307,8 @@ CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& conf
   reader.read("initializer_range", config.initializer_range);
   reader.read("pad_token_id", config.pad_token_id);
   reader.read("hidden_act", config.hidden_act);
+  reader.read_optional("classifier_dropout", config.classifier_dropout);
+  reader.read_label_fields(config);
   try {
     config.validate();
   } catch (const usage_error& e) {
@@ -257,6 +317,26 @@ CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& conf
   return config;
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
+
+namespace detail {
+
+/// PretrainedConfig's keys that save_pretrained writes only when they differ from its defaults: the labels'
+/// names (with label2id, derived from them) when not "LABEL_<i>" of two labels, and problem_type when set.
+inline void add_label_fields(const nn::bert_config& config, nlohmann::json& json) {
+  const std::vector<std::string> names = config.label_names.empty() ? config.default_label_names() : config.label_names;
+  if (config.num_labels != 2 || !config.label_names.empty()) {
+    nlohmann::json id2label = nlohmann::json::object(), label2id = nlohmann::json::object();
+    for (std::size_t id = 0; id < names.size(); ++id) {
+      id2label[std::to_string(id)] = names[id];
+      label2id[names[id]] = id;
+    }
+    json["id2label"] = std::move(id2label);
+    json["label2id"] = std::move(label2id);
+  }
+  if (!config.problem_type.empty()) json["problem_type"] = config.problem_type;
+}
+
+}  // namespace detail
 
 /// Hugging Face's class-name prefix of a model_type: "Bert", "Roberta", "XLMRoberta".
 [[nodiscard]] inline std::string hf_class_prefix(const std::string& model_type) {
@@ -276,14 +356,17 @@ inline void write_bert_config(const nn::bert_config& config, const std::filesyst
   const std::string class_name =
       architecture.empty() ? hf_class_prefix(config.model_type) + "ForQuestionAnswering" : std::string(architecture);
   if (config.distilbert()) {
-    write_file_atomically(path, detail::distilbert_config_json(config, class_name).dump(2) + "\n");
+    nlohmann::json json = detail::distilbert_config_json(config, class_name);
+    detail::add_label_fields(config, json);
+    write_file_atomically(path, json.dump(2) + "\n");
     return;
   }
   // nlohmann::json keeps object keys sorted, which gives the sort_keys=True order save_pretrained uses.
   nlohmann::json json = {
       {"architectures", nlohmann::json::array({class_name})},
       {"attention_probs_dropout_prob", detail::config_float(config.attention_probs_dropout_prob)},
-      {"classifier_dropout", nullptr},
+      {"classifier_dropout", config.classifier_dropout ? nlohmann::json(detail::config_float(*config.classifier_dropout))
+                                                       : nlohmann::json(nullptr)},
       {"hidden_act", config.hidden_act},
       {"hidden_dropout_prob", detail::config_float(config.hidden_dropout_prob)},
       {"hidden_size", config.hidden_size},
@@ -301,7 +384,16 @@ inline void write_bert_config(const nn::bert_config& config, const std::filesyst
       {"vocab_size", config.vocab_size},
   };
   if (config.embedding_size) json["embedding_size"] = *config.embedding_size;
+  detail::add_label_fields(config, json);
   write_file_atomically(path, json.dump(2) + "\n");
+}
+
+/// Writes a model's config.json with its head's Hugging Face class as `architectures` ("RobertaForSequenceClassification"),
+/// so that AutoModel and the pipelines pick the head that was trained.
+template <class Model>
+void write_model_config(const Model& model, const std::filesystem::path& path) {
+  write_bert_config(model.config(), path,
+                    hf_class_prefix(model.config().model_type) + Model::head_type::hf_class_suffix);
 }
 
 }  // namespace cputrain::io

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "cputrain/core/error.hpp"
 
@@ -35,6 +36,8 @@ struct bert_config {
   std::string hidden_act = "gelu";
   /// Outputs of a classification head (PretrainedConfig's default, 2); 1 with a sequence head is regression.
   int num_labels = 2;
+  /// The labels' names by id (config.json's id2label); empty: Hugging Face's defaults, "LABEL_0", "LABEL_1", ...
+  std::vector<std::string> label_names;
   /// "regression", "single_label_classification", "multi_label_classification", or empty: inferred from the
   /// labels as Hugging Face infers it (classification_loss.hpp).
   std::string problem_type;
@@ -73,6 +76,25 @@ struct bert_config {
   /// of real tokens: 512 of roberta-base's 514).
   [[nodiscard]] int max_sequence_length() const noexcept {
     return positions_after_padding() ? max_position_embeddings - pad_token_id - 1 : max_position_embeddings;
+  }
+
+  /// The name of label `id`: config.json's id2label entry, or Hugging Face's default "LABEL_<id>".
+  [[nodiscard]] std::string label_name(int id) const {
+    if (!label_names.empty()) return label_names.at(static_cast<std::size_t>(id));
+    std::string name = "LABEL_";
+    name += std::to_string(id);
+    return name;
+  }
+
+  /// Hugging Face's names of num_labels labels: "LABEL_0", "LABEL_1", ...
+  [[nodiscard]] std::vector<std::string> default_label_names() const {
+    std::vector<std::string> names;
+    for (int i = 0; i < num_labels; ++i) {
+      std::string name = "LABEL_";
+      name += std::to_string(i);
+      names.push_back(std::move(name));
+    }
+    return names;
   }
 
   /// Width of one attention head. Meaningful once validate() has passed.
@@ -164,6 +186,10 @@ inline void bert_config::validate() const {
                                  " makes more parameters than a 64-bit size can count");
   }
   detail::require_positive_field("num_labels", num_labels);
+  if (!label_names.empty() && label_names.size() != static_cast<std::size_t>(num_labels)) {
+    detail::bad_config_field("num_labels", std::to_string(num_labels),
+                             "contradicts id2label, which names " + std::to_string(label_names.size()) + " labels");
+  }
   if (embedding_size) {
     detail::require_positive_field("embedding_size", *embedding_size);
     if (*embedding_size > hidden_size)  // the embeddings' LayerNorm input shares the layers' [T, H] scratch
