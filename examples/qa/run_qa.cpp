@@ -137,10 +137,7 @@ void load_pretrained(Model& model, const ct::train::model_files& files) {
     return;
   }
   const auto report = ct::io::load_weights(model, *files.weights, ct::io::weight_loading::pretrained);
-  for (const auto& name : report.initialized) say("newly initialized (not in the checkpoint): " + name);
-  if (!report.ignored.empty())
-    say("unused weights of the checkpoint: " + std::to_string(report.ignored.size()) + " (e.g. " +
-        report.ignored.front() + ")");
+  for (const auto& line : ct::train::weight_load_messages(report, *files.weights)) say(line);
 }
 
 // --do_train: the header, the training, and (rank 0) the model and the files run_qa.py writes. Returns the epoch

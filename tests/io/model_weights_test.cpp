@@ -4,12 +4,18 @@
 #include "support/temp_dir.hpp"
 
 #include <filesystem>
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "cputrain/io/model_weights.hpp"
 #include "cputrain/nn/bert_qa.hpp"
+#include "cputrain/nn/encoder_model.hpp"
+#include "cputrain/nn/masked_lm_head.hpp"
+#include "cputrain/nn/sequence_classification_head.hpp"
+#include "cputrain/nn/token_classification_head.hpp"
+#include "support/encoder_fixture.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
 namespace model_weights_test {
@@ -44,6 +50,71 @@ void write_variant(const ct::nn::bert_qa<>& model, const fs::path& path,
   const std::vector<float> four{1, 2, 3, 4};
   for (const auto& e : extra) w.add_f32(e, {4}, four);
   w.write(path);
+}
+
+/// The encoder's tensors of a fixture's model as transformers saves a bare BertModel, RobertaModel,
+/// DistilBertModel or ElectraModel (no family prefix, no head), plus `extra` copies of the word table under
+/// the names in it. Returns the names of the model's head tensors, which the file leaves out.
+template <class Model>
+std::vector<std::string> write_base_checkpoint(const ct::test::encoder_fixture& f, const Model& model,
+                                               const fs::path& path, const std::vector<std::string>& extra = {}) {
+  const std::string prefix = f.config.weights_prefix() + ".";
+  std::vector<std::vector<float>> values;
+  values.reserve(model.table().entries().size() + extra.size());
+  ct::io::safetensors_writer w;
+  std::vector<std::string> head;
+  for (const auto& p : model.table().entries()) {
+    if (p.offset >= model.head_offset()) {
+      head.push_back(p.name);
+      continue;
+    }
+    REQUIRE(p.name.starts_with(prefix));
+    values.push_back(f.floats("param/" + p.name));
+    w.add_f32(p.name.substr(prefix.size()), p.shape, values.back());
+  }
+  const auto& words = *model.table().first_of(ct::nn::parameter_role::word_embedding);
+  for (const auto& name : extra) {
+    values.push_back(f.floats("param/" + words.name));
+    w.add_f32(name, words.shape, values.back());
+  }
+  w.write(path);
+  return head;
+}
+
+/// A model of Head loads the base checkpoint of fixture `name` as from_pretrained would: the encoder's tensors as
+/// saved, the head's reported as initialised and left as they were; with the fixture's head put in, the logits are
+/// PyTorch's for the batch of the fixture.
+template <class Head>
+void check_base_checkpoint_loads(const std::string& name, const fs::path& dir,
+                                 const std::vector<std::string>& tied = {}) {
+  INFO(name);
+  const ct::test::encoder_fixture f(name);
+  ct::nn::encoder_model<Head> model(f.config, 7);
+  const std::vector<float> initial(model.params().begin(), model.params().end());
+  const fs::path path = dir / (name + ".safetensors");
+  const std::vector<std::string> head = write_base_checkpoint(f, model, path, tied);
+  REQUIRE_FALSE(head.empty());
+  const auto report = ct::io::load_weights(model, path, ct::io::weight_loading::pretrained);
+  CHECK(report.initialized == head);
+  CHECK(report.ignored.empty());  // the tied decoder's copies of the word table are used, not reported
+  CHECK(report.mismatched.empty());
+  for (const auto& p : model.table().entries()) {
+    INFO(p.name);
+    const auto got = model.params().subspan(p.offset, p.size);
+    if (p.offset >= model.head_offset()) {
+      CHECK(std::equal(got.begin(), got.end(), initial.begin() + static_cast<std::ptrdiff_t>(p.offset)));
+    } else {
+      CHECK(std::vector<float>(got.begin(), got.end()) == f.floats("param/" + p.name));
+    }
+  }
+  for (const auto& p : model.table().entries()) {
+    if (p.offset >= model.head_offset()) f.file.read_float("param/" + p.name, model.params().subspan(p.offset, p.size));
+  }
+  model.parameters_changed();
+  typename Head::batch_type batch;
+  f.inputs(batch);
+  (void)model.forward(batch);
+  CHECK(ct::test::encoder_fixture::relative_error(model.logits(), f.floats("expected/logits")) < 1e-5);
 }
 
 }  // namespace
@@ -129,6 +200,62 @@ TEST_CASE("pretrained loading takes published naming, ignores heads it does not 
   CHECK_THROWS_WITH(
       ct::io::load_weights(target, dir.path() / "broken.safetensors", ct::io::weight_loading::pretrained),
       Catch::Contains("missing bert.encoder.layer.0.output.dense.weight"));
+}
+
+TEST_CASE("a base model's checkpoint of each family loads into each head: the encoder as saved, the head initialised and reported, PyTorch's logits once the head is PyTorch's") {
+  temp_dir dir;
+  for (const std::string family : {"bert", "roberta", "distilbert", "electra"}) {
+    check_base_checkpoint_loads<ct::nn::qa_head>(family + "_question_answering", dir.path());
+    check_base_checkpoint_loads<ct::nn::sequence_classification_head>(family + "_sequence_classification", dir.path());
+    check_base_checkpoint_loads<ct::nn::token_classification_head>(family + "_token_classification", dir.path());
+  }
+  // A masked-LM checkpoint as transformers writes it keeps the decoder's names for the tied word table.
+  check_base_checkpoint_loads<ct::nn::masked_lm_head>("bert_masked_lm", dir.path(),
+                                                      {"cls.predictions.decoder.weight"});
+  check_base_checkpoint_loads<ct::nn::masked_lm_head>("roberta_masked_lm", dir.path(), {"lm_head.decoder.weight"});
+  check_base_checkpoint_loads<ct::nn::masked_lm_head>("distilbert_masked_lm", dir.path(), {"vocab_projector.weight"});
+  check_base_checkpoint_loads<ct::nn::masked_lm_head>("electra_masked_lm", dir.path(), {"generator_lm_head.weight"});
+}
+
+TEST_CASE("a head of another size is refused naming the tensor and both shapes, or re-initialised when asked") {
+  // A RoBERTa classifier of three labels, saved, then loaded into one of five labels.
+  temp_dir dir;
+  const ct::test::encoder_fixture f("roberta_sequence_classification");
+  using model_type = ct::nn::encoder_model<ct::nn::sequence_classification_head>;
+  model_type three(f.config, 1);
+  REQUIRE(f.config.num_labels == 3);
+  ct::io::save_weights(three, dir.path() / "three.safetensors");
+  ct::nn::bert_config five_labels = f.config;
+  five_labels.num_labels = 5;
+  model_type five(five_labels, 2);
+  const std::vector<float> before(five.params().begin(), five.params().end());
+  std::string message = "<no error>";
+  try {
+    (void)ct::io::load_weights(five, dir.path() / "three.safetensors", ct::io::weight_loading::pretrained);
+  } catch (const ct::io::io_error& e) {
+    message = e.what();
+  }
+  CHECK_THAT(message, Catch::Contains((dir.path() / "three.safetensors").string()) &&
+                          Catch::Contains("classifier.out_proj.weight: shape [3, 32] in the file, [5, 32] in the model") &&
+                          Catch::Contains("classifier.out_proj.bias: shape [3] in the file, [5] in the model") &&
+                          Catch::Contains("ignore_mismatched_sizes"));
+  CHECK(std::vector<float>(five.params().begin(), five.params().end()) == before);
+
+  const auto report = ct::io::load_weights(five, dir.path() / "three.safetensors", ct::io::weight_loading::pretrained,
+                                           {.ignore_mismatched_sizes = true});
+  CHECK(report.mismatched == std::vector<std::string>{
+                                 "classifier.out_proj.weight: shape [3, 32] in the file, [5, 32] in the model",
+                                 "classifier.out_proj.bias: shape [3] in the file, [5] in the model"});
+  CHECK(report.ignored.empty());
+  CHECK(report.initialized.empty());
+  for (const auto& p : five.table().entries()) {
+    INFO(p.name);
+    const auto got = five.params().subspan(p.offset, p.size);
+    const bool out_proj = p.name.starts_with("classifier.out_proj.");
+    const auto want = out_proj ? std::span<const float>(before).subspan(p.offset, p.size)
+                               : std::span<const float>(three.params()).subspan(three.table().at(p.name).offset, p.size);
+    CHECK(std::equal(got.begin(), got.end(), want.begin(), want.end()));
+  }
 }
 
 TEST_CASE("a file that is not there is an io_error naming it") {

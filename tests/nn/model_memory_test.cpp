@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
@@ -145,7 +146,7 @@ TEST_CASE("every head's parameter count and activation bill are what its model a
     // the masked-LM head keeps GELU's input and output [T, W] and its LayerNorm's statistics in float
     if constexpr (std::is_same_v<head, ct::nn::masked_lm_head>) head_stats = 4.0 * (2 * 30 * c.embedding_width() + 2 * 30);
     CHECK(item(bill, "activations kept for backward") == static_cast<double>(model.activation_bytes()) + stats + head_stats);
-    CHECK(item(bill, "layer workspace") == static_cast<double>(model.scratch_bytes()));
+    CHECK(item(bill, "layer workspace") + item(bill, "head workspace") == static_cast<double>(model.scratch_bytes()));
   };
   check(ct::nn::encoder_model<ct::nn::sequence_classification_head>(c), ct::nn::sequence_classification_batch{});
   check(ct::nn::encoder_model<ct::nn::token_classification_head>(c), ct::nn::token_classification_batch{});
@@ -191,7 +192,7 @@ TEST_CASE("the activation bill is the workspace bert_qa allocates: what it keeps
     (void)fp32.forward(batch_of(batch, seq), {.training = false});
     const auto bill = ct::nn::activation_memory(c, 4, {batch, seq});
     CHECK(item(bill, "activations kept for backward") == static_cast<double>(fp32.activation_bytes()) + stats);
-    CHECK(item(bill, "layer workspace") == static_cast<double>(fp32.scratch_bytes()));
+    CHECK(item(bill, "layer workspace") + item(bill, "head workspace") == static_cast<double>(fp32.scratch_bytes()));
     // every layer keeps its input, q, k, v, context, two LayerNorm inputs, h1 ([T, H]), two [T, I] and the
     // probabilities; the embeddings' LayerNorm input and the final hidden state are kept once
     const std::size_t T = batch * seq;
@@ -203,8 +204,33 @@ TEST_CASE("the activation bill is the workspace bert_qa allocates: what it keeps
     const auto bf16_bill = ct::nn::activation_memory(c, 2, {batch, seq});
     CHECK(item(bf16_bill, "activations kept for backward") == static_cast<double>(bf16.activation_bytes()) + stats);
     CHECK(bf16.activation_bytes() * 2 == fp32.activation_bytes());
-    CHECK(item(bf16_bill, "layer workspace") == static_cast<double>(bf16.scratch_bytes()));
+    CHECK(item(bf16_bill, "layer workspace") + item(bf16_bill, "head workspace") ==
+          static_cast<double>(bf16.scratch_bytes()));
   }
+}
+
+TEST_CASE("a masked-LM head's logits are billed apart, naming vocab_size, not the layers") {
+  // 32 x 128 tokens of a 250002-word vocabulary (XLM-R's): logits and their gradient are 8 GB of floats, far more
+  // than two small layers' workspace.
+  bert_config c = small(2, 64, 4, 256, 250002);
+  const auto bill = ct::nn::activation_memory<ct::nn::masked_lm_head>(c, 4, {32, 128, "--per_device_train_batch_size",
+                                                                             "--max_seq_length"});
+  const auto head = std::find_if(bill.items().begin(), bill.items().end(),
+                                 [](const auto& i) { return i.what == "head workspace"; });
+  REQUIRE(head != bill.items().end());
+  CHECK(head->bytes >= 2.0 * 4 * 32 * 128 * 250002);
+  CHECK(head->cause == "--per_device_train_batch_size 32 x --max_seq_length 128 tokens x vocab_size 250002 logits");
+  CHECK(item(bill, "layer workspace") < head->bytes / 100);
+  // the other heads name what sizes theirs
+  c.num_labels = 9;
+  const auto token = ct::nn::activation_memory<ct::nn::token_classification_head>(c, 4, {2, 8});
+  const auto sequence = ct::nn::activation_memory<ct::nn::sequence_classification_head>(c, 4, {2, 8});
+  const auto qa = ct::nn::activation_memory<ct::nn::qa_head>(c, 4, {2, 8});
+  CHECK(token.items().back().cause == "batch 2 x seq 8 tokens x num_labels 9 logits");
+  CHECK(sequence.items().back().cause == "batch 2 x seq 8 tokens x num_labels 9 logits per sequence");
+  CHECK(qa.items().back().cause == "batch 2 x seq 8 tokens x 2 logits (start, end)");
+  // [T, H] for the gradient through its dropout, logits and their gradient [T, L]
+  CHECK(item(token, "head workspace") == 4.0 * (2 * 8 * 64 + 2 * (2 * 8 * 9)));
 }
 
 TEST_CASE("the bill names the field that makes the parameters big: layers, or whichever embedding table") {

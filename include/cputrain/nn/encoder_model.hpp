@@ -51,6 +51,8 @@ class encoder_model {
 
   [[nodiscard]] const bert_config& config() const noexcept { return config_; }
   [[nodiscard]] const parameter_table& table() const noexcept { return table_; }
+  /// Where the head's tensors start in the flat buffers (the encoder's come first).
+  [[nodiscard]] std::size_t head_offset() const noexcept { return head_begin_; }
   [[nodiscard]] std::span<float> params() noexcept { return params_; }
   [[nodiscard]] std::span<const float> params() const noexcept { return params_; }
   [[nodiscard]] std::span<float> grads() noexcept { return grads_; }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/kernels/fused.hpp"
@@ -32,6 +33,10 @@ using masked_lm_batch = token_classification_batch;
 struct masked_lm_head {
   using batch_type = masked_lm_batch;
   static constexpr const char* model_name = "masked language model";
+  /// Hugging Face\'s class is the family\'s prefix and this ("BertFor..."): config.json\'s `architectures`.
+  static constexpr const char* hf_class_suffix = "ForMaskedLM";
+  /// The config fields that size the head's workspace, for the memory bill ("vocab_size 30522 logits").
+  [[nodiscard]] static std::string logit_fields(const bert_config& c) { return "vocab_size " + std::to_string(c.vocab_size) + " logits"; }
   static constexpr bool ties_word_embeddings = true;
   [[nodiscard]] static constexpr std::uint64_t dropout_sites() noexcept { return 0; }
 
@@ -56,6 +61,15 @@ struct masked_lm_head {
     head.decoder.weight = 0;  // the encoder registers its word table first
     head.decoder.bias = table.add(n.bias, {static_cast<std::int64_t>(V)}, parameter_role::bias);
     return head;
+  }
+
+  /// The decoder's names in Hugging Face's checkpoints: copies of the word table (and of the bias) that
+  /// transformers ties on loading, so a file that has them uses them.
+  [[nodiscard]] static std::vector<std::string> tied_copies(const bert_config& c) {
+    if (c.weights_prefix() == "roberta") return {"lm_head.decoder.weight", "lm_head.decoder.bias"};
+    if (c.distilbert()) return {"vocab_projector.weight"};
+    if (c.model_type == "electra") return {"generator_lm_head.weight"};
+    return {"cls.predictions.decoder.weight", "cls.predictions.decoder.bias"};
   }
 
   /// T tokens, H hidden, W the word table's width, V vocab.

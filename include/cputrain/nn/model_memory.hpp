@@ -110,18 +110,24 @@ template <class Head = qa_head>
 }
 
 /// The workspace encoder_model<Head>::forward allocates for `shape`: what it keeps for backward (`activation_bytes`
-/// per element of the activation type, plus float row statistics) and the float scratch the layers share.
+/// per element of the activation type, plus float row statistics), the float scratch the layers share, and the
+/// head's own scratch (its logits and their gradient: [tokens, vocab_size] for a masked-LM head), each with the
+/// settings and config fields that size it.
 template <class Head = qa_head>
 [[nodiscard]] memory_bill activation_memory(const bert_config& c, std::size_t activation_bytes,
                                             const activation_shape& shape) {
   const workspace_size size = workspace_elements<Head>(c, shape);
+  workspace_tally<float> head(detail::tokens_text(shape) + ": the head's workspace");
+  (void)Head::template workspace<float>::lay_out(head, c, shape.batch, shape.seq);
   const std::string cause = detail::tokens_text(shape) + " x num_hidden_layers " + std::to_string(c.num_hidden_layers);
   memory_bill bill;
   bill.add("activations kept for backward",
            static_cast<double>(size.kept) * static_cast<double>(activation_bytes) +
                4.0 * static_cast<double>(size.kept_floats),
            cause);
-  bill.add("layer workspace", 4.0 * static_cast<double>(size.scratch), detail::tokens_text(shape));
+  bill.add("layer workspace", 4.0 * static_cast<double>(size.scratch - head.size().scratch), detail::tokens_text(shape));
+  bill.add("head workspace", 4.0 * static_cast<double>(head.size().scratch),
+           detail::tokens_text(shape) + " x " + Head::logit_fields(c));
   return bill;
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "cputrain/kernels/dropout.hpp"
 #include "cputrain/kernels/fused.hpp"
@@ -23,6 +24,10 @@ struct qa_head {
   using batch_type = qa_batch;
   /// What messages call a model with this head.
   static constexpr const char* model_name = "bert_qa";
+  /// Hugging Face\'s class is the family\'s prefix and this ("BertFor..."): config.json\'s `architectures`.
+  static constexpr const char* hf_class_suffix = "ForQuestionAnswering";
+  /// The config fields that size the head's workspace, for the memory bill ("vocab_size 30522 logits").
+  [[nodiscard]] static std::string logit_fields(const bert_config&) { return "2 logits (start, end)"; }
   /// Whether the head reads the word table too (a tied decoder): its gradient is then dense, not row-sparse.
   static constexpr bool ties_word_embeddings = false;
   linear qa_outputs;

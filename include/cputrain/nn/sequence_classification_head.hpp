@@ -31,6 +31,10 @@ namespace cputrain::nn {
 struct sequence_classification_head {
   using batch_type = sequence_classification_batch;
   static constexpr const char* model_name = "sequence classification model";
+  /// Hugging Face\'s class is the family\'s prefix and this ("BertFor..."): config.json\'s `architectures`.
+  static constexpr const char* hf_class_suffix = "ForSequenceClassification";
+  /// The config fields that size the head's workspace, for the memory bill ("vocab_size 30522 logits").
+  [[nodiscard]] static std::string logit_fields(const bert_config& c) { return "num_labels " + std::to_string(c.num_labels) + " logits per sequence"; }
   /// Whether the head reads the word table too (a tied decoder): its gradient is then dense, not row-sparse.
   static constexpr bool ties_word_embeddings = false;
   /// Two dropout streams per step: before the dense layer (RoBERTa's only) and before the classifier.

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "cputrain/kernels/dropout.hpp"
 #include "cputrain/kernels/fused.hpp"
@@ -21,6 +22,10 @@ namespace cputrain::nn {
 struct token_classification_head {
   using batch_type = token_classification_batch;
   static constexpr const char* model_name = "token classification model";
+  /// Hugging Face\'s class is the family\'s prefix and this ("BertFor..."): config.json\'s `architectures`.
+  static constexpr const char* hf_class_suffix = "ForTokenClassification";
+  /// The config fields that size the head's workspace, for the memory bill ("vocab_size 30522 logits").
+  [[nodiscard]] static std::string logit_fields(const bert_config& c) { return "num_labels " + std::to_string(c.num_labels) + " logits"; }
   /// Whether the head reads the word table too (a tied decoder): its gradient is then dense, not row-sparse.
   static constexpr bool ties_word_embeddings = false;
   /// One dropout stream per step: the dropout before the classifier.

@@ -21,7 +21,8 @@
                                             Policy::allocator_policy>;                                             \
   prefix class ::cputrain::train::trainer<::cputrain::train::qa_task, Policy>;                                     \
   prefix auto ::cputrain::io::load_weights<::cputrain::nn::bert_qa<Policy>>(                                       \
-      ::cputrain::nn::bert_qa<Policy>&, const ::std::filesystem::path&, ::cputrain::io::weight_loading)            \
+      ::cputrain::nn::bert_qa<Policy>&, const ::std::filesystem::path&, ::cputrain::io::weight_loading,           \
+      const ::cputrain::io::pretrained_options&)                                                                  \
       ->::cputrain::io::weight_load_report;                                                                        \
   prefix void ::cputrain::io::save_weights<::cputrain::nn::bert_qa<Policy>>(const ::cputrain::nn::bert_qa<Policy>&, \
                                                                             const ::std::filesystem::path&);        \

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -158,12 +159,32 @@ CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int mod
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
+/// What pretrained loading did, as from_pretrained reports it: the file's tensors the model did not use, the
+/// model's tensors the file did not have, and those re-initialised for their shape. One line each; none when the
+/// file fitted the model exactly.
+[[nodiscard]] inline std::vector<std::string> weight_load_messages(const io::weight_load_report& report,
+                                                                   const std::filesystem::path& file) {
+  const auto listed = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+    return out;
+  };
+  std::vector<std::string> lines;
+  if (!report.ignored.empty())
+    lines.push_back("weights of " + file.string() + " not used by this model: " + listed(report.ignored));
+  if (!report.initialized.empty())
+    lines.push_back("newly initialized (not in " + file.string() + "): " + listed(report.initialized));
+  if (!report.mismatched.empty())
+    lines.push_back("newly initialized because the shapes did not match: " + listed(report.mismatched));
+  return lines;
+}
+
 /// The model and its tokenizer as transformers' save_pretrained leaves a directory.
 template <class Model>
 void save_pretrained(const std::filesystem::path& dir, const Model& model, const text::bert_tokenizer& tokenizer) {
   std::filesystem::create_directories(dir);
   io::save_weights(model, dir / "model.safetensors");
-  io::write_bert_config(model.config(), dir / "config.json");
+  io::write_model_config(model, dir / "config.json");
   save_tokenizer(tokenizer, model.config().max_position_embeddings, dir);
 }
 

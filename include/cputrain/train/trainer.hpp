@@ -579,7 +579,7 @@ class trainer {
   void save_files(const trainer_state& state, const Optimizer& optimizer) {
     const auto dir = save_checkpoint(args_.output_dir, state.global_step, [&](const std::filesystem::path& tmp) {
       io::save_weights(model_, tmp / "model.safetensors");
-      io::write_bert_config(model_.config(), tmp / "config.json");
+      io::write_model_config(model_, tmp / "config.json");
       save_optimizer_state(optimizer, model_.table(), tmp / "optimizer.safetensors");
       nlohmann::ordered_json scheduler;
       scheduler["last_epoch"] = state.global_step;
