@@ -7,6 +7,9 @@ Prints a Markdown table of the best-of-rounds samples/s, GFLOP/s, peak RSS and t
       --threads 2 --rounds 3 [--configs base-2,mini,tiny] [--precisions fp32,bf16] [--torch-bf16-configs tiny] \\
       [--json FILE]
 
+The configurations (CONFIGS) are BERT question answering (base-2, mini, tiny; the default) and GLUE-shaped
+sequence classification on DistilBERT and RoBERTa (distilbert-base, distilbert-2, roberta-base, roberta-2).
+
 --json FILE also writes every run's result and the best of each (config, precision, implementation) as JSON, for
 the plots (benchmarks/plots/collect.sh).
 
@@ -19,10 +22,17 @@ import os
 import subprocess
 import sys
 
+# Each entry's keys are both programs' flags: BERT question answering unless it names model_type and head. The
+# sequence classification ones are GLUE's shape (128 tokens); RoBERTa's vocabulary is roberta-base's.
+_GLUE = dict(hidden=768, heads=12, intermediate=3072, seq=128, batch=32, head="sequence_classification")
 CONFIGS = {
     "base-2": dict(layers=2, hidden=768, heads=12, intermediate=3072, seq=384, batch=4),
     "mini": dict(layers=4, hidden=256, heads=4, intermediate=1024, seq=384, batch=8),
     "tiny": dict(layers=2, hidden=128, heads=2, intermediate=512, seq=128, batch=16),
+    "distilbert-base": dict(_GLUE, model_type="distilbert", layers=6),
+    "distilbert-2": dict(_GLUE, model_type="distilbert", layers=2),
+    "roberta-base": dict(_GLUE, model_type="roberta", layers=12, vocab=50265),
+    "roberta-2": dict(_GLUE, model_type="roberta", layers=2, vocab=50265),
 }
 OPENBLAS_OPENMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 

@@ -1,7 +1,7 @@
 """Hugging Face's BertForQuestionAnswering written out in plain PyTorch, operation for operation as
-transformers' modeling_bert.py computes it (no `transformers` package needed). Shared by the reference that
-keeps cputrain's numbers honest (scripts/pytorch_reference.py) and the side-by-side speed benchmark
-(benchmarks/pytorch_step.py)."""
+transformers' modeling_bert.py computes it (no `transformers` package needed). Used by the reference that
+keeps cputrain's numbers honest (scripts/pytorch_reference.py); the side-by-side speed benchmark
+(benchmarks/pytorch_step.py) runs scripts/torch_encoders.py, which computes the same for BERT QA."""
 import math
 
 import torch

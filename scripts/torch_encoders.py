@@ -14,8 +14,8 @@ Where transformers versions differ, the code follows the classic v4 form and say
 
 `config` is a config.json as a dict; `batch` a dict of tensors named as HF's forward() arguments (input_ids,
 attention_mask, token_type_ids, labels, start_positions, end_positions). scripts/encoder_reference.py writes the
-fixtures from these; scripts/torch_bert_qa.py is the BERT question-answering case alone (pytorch_reference.py and the
-benchmarks use it).
+fixtures from these, and benchmarks/pytorch_step.py times them; scripts/torch_bert_qa.py is the BERT
+question-answering case alone (pytorch_reference.py uses it).
 """
 import math
 
