@@ -1,0 +1,130 @@
+// cputrain::text::added_tokens — the tokens a tokenizer.json lists under "added_tokens" (RoBERTa's <s>, </s>,
+// <mask>, ...), found in the raw text before anything else runs, as Hugging Face's added vocabulary finds them:
+// leftmost-longest, `single_word` only between non-word characters, `lstrip`/`rstrip` swallowing the whitespace
+// beside them (which then belongs to no token: the token's offsets are its own text).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <utf8proc.h>
+
+#include "cputrain/text/char_classes.hpp"
+#include "cputrain/text/utf8.hpp"
+
+namespace cputrain::text {
+
+/// One entry of tokenizer.json's "added_tokens".
+struct added_token {
+  std::string content;
+  std::int32_t id = 0;
+  bool single_word = false;
+  bool lstrip = false;
+  bool rstrip = false;
+  bool normalized = false;
+  bool special = false;
+};
+
+/// A stretch of the text: an added token (`token` >= 0, the index into the list) or text for the model (-1).
+struct text_segment {
+  std::uint32_t begin;  // bytes
+  std::uint32_t end;
+  int token;
+};
+
+class added_token_matcher {
+ public:
+  explicit added_token_matcher(std::vector<added_token> tokens) : tokens_(std::move(tokens)) {
+    for (const auto& t : tokens_)
+      if (!t.content.empty()) first_bytes_[static_cast<unsigned char>(t.content[0])] = true;
+  }
+
+  [[nodiscard]] const std::vector<added_token>& tokens() const noexcept { return tokens_; }
+  [[nodiscard]] bool empty() const noexcept { return tokens_.empty(); }
+
+  /// Cuts valid UTF-8 `text` into segments, appended to `out` in order; text segments are never empty.
+  void split(std::string_view text, std::vector<text_segment>& out) const {
+    std::size_t plain = 0;  // where the current text segment starts
+    for (std::size_t pos = 0; pos < text.size();) {
+      const int best = first_bytes_[static_cast<unsigned char>(text[pos])] ? longest_at(text, pos) : -1;
+      if (best < 0) {
+        ++pos;
+        continue;
+      }
+      const added_token& t = tokens_[static_cast<std::size_t>(best)];
+      const std::size_t end = pos + t.content.size();
+      if (t.single_word && !(word_boundary_before(text, pos) && word_boundary_after(text, end))) {
+        pos = end;  // the reference's matches do not overlap: a refused one is not searched again
+        continue;
+      }
+      std::size_t cut = pos, resume = end;
+      if (t.lstrip) cut = whitespace_start(text, plain, pos);
+      if (t.rstrip) resume = whitespace_end(text, end);
+      if (cut > plain) out.push_back({static_cast<std::uint32_t>(plain), static_cast<std::uint32_t>(cut), -1});
+      out.push_back({static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(end), best});
+      pos = plain = resume;
+    }
+    if (text.size() > plain) out.push_back({static_cast<std::uint32_t>(plain), static_cast<std::uint32_t>(text.size()), -1});
+  }
+
+ private:
+  int longest_at(std::string_view text, std::size_t pos) const noexcept {
+    int best = -1;
+    for (std::size_t i = 0; i < tokens_.size(); ++i) {
+      const auto& c = tokens_[i].content;
+      if (!c.empty() && text.substr(pos).starts_with(c) &&
+          (best < 0 || c.size() > tokens_[static_cast<std::size_t>(best)].content.size()))
+        best = static_cast<int>(i);
+    }
+    return best;
+  }
+
+  // A word character as the reference's single_word test sees it: alphanumeric or '_'.
+  static bool is_word_char(char32_t cp) noexcept {
+    if (cp == '_') return true;
+    const auto c = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
+    return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) || (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
+  }
+  static bool word_boundary_before(std::string_view text, std::size_t pos) {
+    if (pos == 0) return true;
+    std::size_t start = pos - 1;
+    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    char32_t cp = 0;
+    (void)decode_utf8(text, start, cp);
+    return !is_word_char(cp);
+  }
+  static bool word_boundary_after(std::string_view text, std::size_t end) {
+    if (end >= text.size()) return true;
+    char32_t cp = 0;
+    (void)decode_utf8(text, end, cp);
+    return !is_word_char(cp);
+  }
+  // The start of the whitespace that ends at `pos`, not before `floor`.
+  static std::size_t whitespace_start(std::string_view text, std::size_t floor, std::size_t pos) {
+    while (pos > floor) {
+      std::size_t start = pos - 1;
+      while (start > floor && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+      char32_t cp = 0;
+      (void)decode_utf8(text, start, cp);
+      if (!is_bert_whitespace(cp)) break;
+      pos = start;
+    }
+    return pos;
+  }
+  static std::size_t whitespace_end(std::string_view text, std::size_t pos) {
+    while (pos < text.size()) {
+      char32_t cp = 0;
+      const std::size_t length = decode_utf8(text, pos, cp);
+      if (length == 0 || !is_bert_whitespace(cp)) break;
+      pos += length;
+    }
+    return pos;
+  }
+
+  std::vector<added_token> tokens_;
+  bool first_bytes_[256] = {};
+};
+
+}  // namespace cputrain::text

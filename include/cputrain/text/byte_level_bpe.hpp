@@ -1,0 +1,196 @@
+// cputrain::text::byte_level_bpe_tokenizer — GPT-2's and RoBERTa's tokenizer as Hugging Face's tokenizer.json
+// sets it up: added tokens found first, the ByteLevel pre-tokenizer (GPT-2's split, each byte shown as a
+// character of byte_alphabet()), BPE on each piece, and offsets trimmed of the spaces a token starts or ends with
+// (RoBERTa's trim_offsets). Ids and offsets (code points and bytes) equal the reference's; a token that covers part
+// of a character's bytes gets that whole character, as there. Thread-safe: encode() is const.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cputrain/text/added_tokens.hpp"
+#include "cputrain/text/bert_tokenizer.hpp"
+#include "cputrain/text/bpe_model.hpp"
+#include "cputrain/text/byte_level.hpp"
+#include "cputrain/text/text_error.hpp"
+#include "cputrain/text/utf8.hpp"
+
+namespace cputrain::text {
+
+/// The ByteLevel pre-tokenizer's and post-processor's switches, as tokenizer.json names them.
+struct byte_level_options {
+  bool add_prefix_space = false;  // a space before each text that does not start with one (RoBERTa for run_ner)
+  bool use_regex = true;          // split with GPT-2's pattern; false: each text is one piece
+  bool trim_offsets = true;       // the post-processor's: offsets leave out a token's leading and trailing spaces
+};
+
+class byte_level_bpe_tokenizer {
+ public:
+  byte_level_bpe_tokenizer(bpe_model model, std::vector<added_token> added, byte_level_options options)
+      : model_(std::move(model)), added_(std::move(added)), options_(options) {
+    for (const auto& [token, id] : model_.vocab()) {
+      if (static_cast<std::size_t>(id) >= id_spaces_.size()) id_spaces_.resize(static_cast<std::size_t>(id) + 1);
+      id_spaces_[static_cast<std::size_t>(id)] = spaces_at_ends(token);
+    }
+    constexpr auto alphabet = byte_alphabet();
+    for (std::size_t b = 0; b < 256; ++b) {
+      byte_chars_[b].clear();
+      append_utf8(byte_chars_[b], alphabet[b]);
+    }
+  }
+
+  [[nodiscard]] const bpe_model& model() const noexcept { return model_; }
+  [[nodiscard]] const added_token_matcher& added_tokens() const noexcept { return added_; }
+  [[nodiscard]] const byte_level_options& options() const noexcept { return options_; }
+
+  /// Appends the tokens of `text` (no special tokens added) to `out`. Throws text_error for invalid UTF-8 or a
+  /// text of 4 GiB or more.
+  void encode(std::string_view text, token_sequence& out) const {
+    if (text.size() >= 0xFFFFFFFFu) throw text_error("text: 4 GiB or longer; split it before tokenizing");
+    if (const auto bad = find_invalid_utf8(text); bad != std::string_view::npos)
+      throw text_error("text: invalid UTF-8 at byte " + std::to_string(bad));
+    thread_local std::vector<text_segment> segments;
+    segments.clear();
+    added_.split(text, segments);
+    char_positions positions(text);
+    const std::size_t first = out.size();
+    for (const auto& s : segments) {
+      if (s.token >= 0) {
+        const auto& t = added_.tokens()[static_cast<std::size_t>(s.token)];
+        out.push_back(t.id, positions.chars(s.begin, s.end), {s.begin, s.end});
+      } else {
+        encode_segment(text, s.begin, s.end, positions, out);
+      }
+    }
+    if (options_.trim_offsets) trim_offsets(out, first);
+  }
+
+  token_sequence encode(std::string_view text) const {
+    token_sequence out;
+    encode(text, out);
+    return out;
+  }
+
+ private:
+  // Byte positions to code-point positions of one text; a position inside a character rounds down for a
+  // token's begin and up for its end, so a token of part of a character's bytes covers that character.
+  class char_positions {
+   public:
+    explicit char_positions(std::string_view text) : text_(text), before_(buffer()) {
+      before_.resize(text.size() + 1);
+      std::uint32_t count = 0;
+      for (std::size_t b = 0; b < text.size(); ++b) {
+        before_[b] = count;  // characters that start before byte b
+        count += !continuation(b);
+      }
+      before_[text.size()] = count;
+    }
+    /// Bytes [begin, end) as characters.
+    [[nodiscard]] text_span chars(std::uint32_t begin, std::uint32_t end) const {
+      const std::uint32_t first = before_[begin] - (continuation(begin) ? 1 : 0);
+      return {first, std::max(first, before_[end])};
+    }
+    /// Bytes [begin, end) widened to whole characters.
+    [[nodiscard]] text_span whole_bytes(std::uint32_t begin, std::uint32_t end) const {
+      while (continuation(begin)) --begin;
+      while (continuation(end)) ++end;
+      return {begin, end};
+    }
+
+   private:
+    [[nodiscard]] bool continuation(std::size_t b) const noexcept {
+      return b < text_.size() && (static_cast<unsigned char>(text_[b]) & 0xC0) == 0x80;
+    }
+    static std::vector<std::uint32_t>& buffer() {
+      thread_local std::vector<std::uint32_t> before;
+      return before;
+    }
+    std::string_view text_;
+    std::vector<std::uint32_t>& before_;
+  };
+
+  void encode_segment(std::string_view text, std::uint32_t begin, std::uint32_t end, const char_positions& positions,
+                      token_sequence& out) const {
+    thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> pieces;
+    pieces.clear();
+    // A prefix space stands before the segment's first byte and is placed on it.
+    const bool prefix = options_.add_prefix_space && text[begin] != ' ';
+    if (options_.use_regex) {
+      thread_local std::string spaced;
+      if (prefix) {
+        spaced.assign(1, ' ');
+        spaced.append(text.substr(begin, end - begin));
+        split_gpt2(spaced, pieces);
+      } else {
+        split_gpt2(text.substr(begin, end - begin), pieces);
+      }
+    } else {
+      pieces.emplace_back(0, end - begin + (prefix ? 1 : 0));
+    }
+    thread_local std::string word;
+    thread_local std::vector<bpe_token> tokens;
+    for (const auto& [piece_begin, piece_end] : pieces) {
+      word.clear();
+      for (std::uint32_t b = piece_begin; b < piece_end; ++b) {
+        const bool virtual_space = prefix && b == 0;
+        const auto byte = virtual_space ? static_cast<unsigned char>(' ')
+                                        : static_cast<unsigned char>(text[begin + b - (prefix ? 1 : 0)]);
+        word += byte_chars_[byte];
+      }
+      tokens.clear();
+      model_.tokenize(word, tokens);
+      for (const auto& t : tokens) {
+        // Bytes of the segment; the prefix space is the segment's first byte's.
+        const auto shift = [&](std::uint32_t i) {
+          const std::uint32_t b = piece_begin + i;
+          return begin + (prefix ? (b == 0 ? 0 : b - 1) : b);
+        };
+        const std::uint32_t from = shift(t.begin), to = shift(t.end - 1) + 1;
+        out.push_back(t.id, positions.chars(from, to), positions.whole_bytes(from, to));
+      }
+    }
+  }
+
+  // Leading and trailing spaces ('Ġ') of a token's text.
+  static std::pair<std::uint8_t, std::uint8_t> spaces_at_ends(std::string_view token) {
+    static constexpr std::string_view space = "\xC4\xA0";  // U+0120, the alphabet's space
+    std::uint8_t lead = 0, trail = 0;
+    for (std::string_view t = token; t.starts_with(space) && lead < 255; t.remove_prefix(space.size())) ++lead;
+    for (std::string_view t = token; t.ends_with(space) && trail < 255; t.remove_suffix(space.size())) ++trail;
+    return {lead, trail};
+  }
+
+  // RoBERTa's trim_offsets: a token's offsets leave out the spaces it starts or ends with; the one space a prefix
+  // added stays with the first token.
+  void trim_offsets(token_sequence& out, std::size_t first) const {
+    for (std::size_t i = first; i < out.size(); ++i) {
+      const auto id = static_cast<std::size_t>(out.ids[i]);
+      if (id >= id_spaces_.size()) continue;  // an added token: no spaces
+      auto [lead, trail] = id_spaces_[id];
+      if (lead == 0 && trail == 0) continue;
+      text_span& chars = out.offsets[i];
+      text_span& bytes = out.byte_offsets[i];
+      if (lead > 0 && options_.add_prefix_space && lead == 1 && (i == first || chars.begin == 0)) lead = 0;
+      const std::uint32_t cut_lead = std::min<std::uint32_t>(lead, chars.end - chars.begin);
+      chars.begin += cut_lead;
+      bytes.begin = std::min(bytes.begin + cut_lead, bytes.end);
+      if (trail > 0 && chars.end >= trail) {
+        const std::uint32_t cut_trail = std::min<std::uint32_t>(trail, chars.end - chars.begin);
+        chars.end -= cut_trail;
+        bytes.end = std::max(bytes.end - cut_trail, bytes.begin);
+      }
+    }
+  }
+
+  bpe_model model_;
+  added_token_matcher added_;
+  byte_level_options options_;
+  std::vector<std::pair<std::uint8_t, std::uint8_t>> id_spaces_;  // per model id: leading and trailing spaces
+  std::string byte_chars_[256];
+};
+
+}  // namespace cputrain::text

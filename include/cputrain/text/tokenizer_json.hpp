@@ -1,0 +1,223 @@
+// Reading Hugging Face's tokenizer.json: load_byte_level_bpe(path) builds GPT-2's or RoBERTa's tokenizer from one
+// (ByteLevel pre-tokenizer, BPE model, RoBERTa or ByteLevel post-processor, added tokens). Whatever the file asks
+// for that cputrain does not implement, or gets wrong, is refused with text_error naming the file, the JSON path
+// and what was expected: a tokenizer that silently differs from the reference would put labels on the wrong tokens.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/core/json_message.hpp"
+#include "cputrain/core/json_nesting.hpp"
+#include "cputrain/io/read_file.hpp"
+#include "cputrain/text/added_tokens.hpp"
+#include "cputrain/text/bpe_model.hpp"
+#include "cputrain/text/byte_level_bpe.hpp"
+#include "cputrain/text/text_error.hpp"
+
+namespace cputrain::text {
+
+/// The special tokens a post-processor puts around one text or a pair (RoBERTa: <s> A </s> and <s> A </s></s> B </s>).
+struct special_wrapping {
+  std::int32_t cls = -1;
+  std::int32_t sep = -1;
+};
+
+/// A byte-level BPE tokenizer with what tokenizer.json says goes around its texts.
+struct byte_level_bpe_file {
+  byte_level_bpe_tokenizer tokenizer;
+  special_wrapping wrapping;
+};
+
+namespace detail {
+
+/// A cursor into a tokenizer.json for messages: the file and the JSON path ("model.merges[3]").
+class json_at {
+ public:
+  json_at(const std::filesystem::path& file, const nlohmann::json& value, std::string path)
+      : file_(file), value_(value), path_(std::move(path)) {}
+
+  [[nodiscard]] const nlohmann::json& value() const noexcept { return value_; }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw text_error(file_.string() + ": " + (path_.empty() ? "the top level" : path_) + " " + problem);
+  }
+  [[noreturn]] void expected(const char* what) const { fail("is " + json_text_for_message(value_) + ", expected " + what); }
+
+  [[nodiscard]] json_at operator[](const char* key) const {
+    if (!value_.is_object()) expected("an object");
+    static const nlohmann::json null_value;
+    const auto it = value_.find(key);
+    return {file_, it == value_.end() ? null_value : *it, path_.empty() ? key : path_ + "." + key};
+  }
+  [[nodiscard]] json_at at(std::size_t i) const {
+    return {file_, value_.at(i), path_ + "[" + std::to_string(i) + "]"};
+  }
+  [[nodiscard]] bool is_null() const noexcept { return value_.is_null(); }
+
+  [[nodiscard]] std::string string() const {
+    if (!value_.is_string()) expected("a string");
+    return value_.get<std::string>();
+  }
+  [[nodiscard]] bool boolean(bool fallback) const {
+    if (value_.is_null()) return fallback;
+    if (!value_.is_boolean()) expected("true or false");
+    return value_.get<bool>();
+  }
+  [[nodiscard]] std::int32_t id() const {
+    if (!value_.is_number_integer() || value_.get<std::int64_t>() < 0 ||
+        value_.get<std::int64_t>() > std::numeric_limits<std::int32_t>::max())
+      expected("a token id (an integer from 0 to 2^31 - 1)");
+    return static_cast<std::int32_t>(value_.get<std::int64_t>());
+  }
+  [[nodiscard]] std::optional<std::string> optional_string() const {
+    if (value_.is_null()) return std::nullopt;
+    return string();
+  }
+  /// A "type" key that must be one of `allowed`.
+  [[nodiscard]] std::string type(std::initializer_list<const char*> allowed) const {
+    const std::string t = (*this)["type"].string();
+    std::string known;
+    for (const char* a : allowed) {
+      if (t == a) return t;
+      known += std::string(known.empty() ? "" : ", ") + "\"" + a + "\"";
+    }
+    (*this)["type"].fail("is \"" + t + "\", which cputrain does not implement here; it implements " + known);
+  }
+
+ private:
+  const std::filesystem::path& file_;
+  const nlohmann::json& value_;
+  std::string path_;
+};
+
+inline nlohmann::json parse_tokenizer_json(const std::filesystem::path& file) {
+  std::string text;
+  try {
+    text = io::read_whole_file(file);
+  } catch (const std::exception& e) {
+    throw text_error(e.what());
+  }
+  try {
+    return nlohmann::json::parse(text, json_nesting_limit<nlohmann::json>([&] {
+      throw text_error(file.string() + ": not a tokenizer.json: the JSON nests deeper than " +
+                       std::to_string(json_max_nesting) + " levels");
+    }));
+  } catch (const nlohmann::json::exception& e) {
+    throw text_error(file.string() + ": not valid JSON: " + e.what());
+  }
+}
+
+inline std::vector<added_token> read_added_tokens(const json_at& list) {
+  std::vector<added_token> out;
+  if (list.is_null()) return out;
+  if (!list.value().is_array()) list.expected("an array of added tokens");
+  for (std::size_t i = 0; i < list.value().size(); ++i) {
+    const json_at t = list.at(i);
+    added_token a;
+    a.id = t["id"].id();
+    a.content = t["content"].string();
+    if (a.content.empty()) t["content"].fail("is empty");
+    a.single_word = t["single_word"].boolean(false);
+    a.lstrip = t["lstrip"].boolean(false);
+    a.rstrip = t["rstrip"].boolean(false);
+    a.normalized = t["normalized"].boolean(false);
+    a.special = t["special"].boolean(false);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+/// model.merges in either form tokenizer.json has used: "a b" strings or ["a", "b"] pairs.
+inline std::vector<std::pair<std::string, std::string>> read_merges(const json_at& list) {
+  if (!list.value().is_array()) list.expected("an array of merges");
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(list.value().size());
+  for (std::size_t i = 0; i < list.value().size(); ++i) {
+    const json_at m = list.at(i);
+    if (m.value().is_string()) {
+      const std::string& s = m.value().get_ref<const std::string&>();
+      const auto space = s.find(' ');
+      if (space == std::string::npos || space == 0 || space + 1 == s.size() || s.find(' ', space + 1) != std::string::npos)
+        m.expected("two tokens separated by one space");
+      out.emplace_back(s.substr(0, space), s.substr(space + 1));
+    } else if (m.value().is_array() && m.value().size() == 2 && m.value()[0].is_string() && m.value()[1].is_string()) {
+      out.emplace_back(m.value()[0].get<std::string>(), m.value()[1].get<std::string>());
+    } else {
+      m.expected("\"a b\" or [\"a\", \"b\"]");
+    }
+  }
+  return out;
+}
+
+inline bpe_model read_bpe_model(const json_at& model, const std::string& source) {
+  (void)model.type({"BPE"});
+  const json_at dropout = model["dropout"];
+  if (!dropout.is_null() && !(dropout.value().is_number() && dropout.value().get<double>() == 0.0))
+    dropout.fail("is " + json_text_for_message(dropout.value()) +
+                 ": BPE dropout samples other tokens at random, which cputrain does not do (set it to null)");
+  const json_at vocab = model["vocab"];
+  if (!vocab.value().is_object()) vocab.expected("an object of token ids by token");
+  token_ids ids;
+  ids.reserve(vocab.value().size());
+  for (const auto& [token, id] : vocab.value().items()) ids.emplace(token, vocab[token.c_str()].id());
+  bpe_options options;
+  options.unk_token = model["unk_token"].optional_string();
+  options.continuing_subword_prefix = model["continuing_subword_prefix"].optional_string().value_or("");
+  options.end_of_word_suffix = model["end_of_word_suffix"].optional_string().value_or("");
+  options.fuse_unk = model["fuse_unk"].boolean(false);
+  options.byte_fallback = model["byte_fallback"].boolean(false);
+  options.ignore_merges = model["ignore_merges"].boolean(false);
+  return bpe_model(std::move(ids), read_merges(model["merges"]), std::move(options), source);
+}
+
+/// The post-processor's wrapping and trim_offsets (RobertaProcessing, ByteLevel, or none).
+inline special_wrapping read_byte_level_post_processor(const json_at& post, byte_level_options& options) {
+  special_wrapping wrapping;
+  if (post.is_null()) {
+    options.trim_offsets = false;
+    return wrapping;
+  }
+  const std::string type = post.type({"RobertaProcessing", "ByteLevel"});
+  options.trim_offsets = post["trim_offsets"].boolean(true);
+  if (type == "RobertaProcessing") {
+    const auto pair_id = [&](const char* key) {
+      const json_at p = post[key];
+      if (!p.value().is_array() || p.value().size() != 2) p.expected("[token, id]");
+      return p.at(1).id();
+    };
+    wrapping.cls = pair_id("cls");
+    wrapping.sep = pair_id("sep");
+  }
+  return wrapping;
+}
+
+}  // namespace detail
+
+/// Reads a byte-level BPE tokenizer.json (GPT-2, RoBERTa). Throws text_error naming the file and the JSON path.
+inline byte_level_bpe_file load_byte_level_bpe(const std::filesystem::path& file) {
+  const nlohmann::json json = detail::parse_tokenizer_json(file);
+  const detail::json_at root(file, json, "");
+  if (!json.is_object()) root.expected("an object");
+  if (!root["normalizer"].is_null())
+    root["normalizer"].fail("is set, but a byte-level tokenizer here takes none (GPT-2's and RoBERTa's have none)");
+  const detail::json_at pre = root["pre_tokenizer"];
+  (void)pre.type({"ByteLevel"});
+  byte_level_options options;
+  options.add_prefix_space = pre["add_prefix_space"].boolean(true);
+  options.use_regex = pre["use_regex"].boolean(true);
+  const special_wrapping wrapping = detail::read_byte_level_post_processor(root["post_processor"], options);
+  return {byte_level_bpe_tokenizer(detail::read_bpe_model(root["model"], file.string()),
+                                   detail::read_added_tokens(root["added_tokens"]), options),
+          wrapping};
+}
+
+}  // namespace cputrain::text

