@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/text/byte_level_bpe.hpp"
+#include "cputrain/text/byte_level_bpe_files.hpp"
 #include "cputrain/text/tokenizer_json.hpp"
 #include "support/temp_dir.hpp"
 
@@ -116,6 +117,40 @@ TEST_CASE("merges by rank, leftmost first, parts of a character covering all of 
   for (std::size_t i = 0; i < emoji.size(); ++i) CHECK(emoji.offsets[i] == text_span{0, 1});
   const auto masked = f.tokenizer.encode("a  <mask>b");
   CHECK(char_spans(masked.offsets) == pairs{{0, 1}, {3, 9}, {9, 10}});
+}
+
+TEST_CASE("vocab.json, merges.txt and tokenizer_config.json give the tokenizer that tokenizer.json describes") {
+  // The legacy files of the cut GPT-2 model, written from its tokenizer.json as a RoBERTa directory has them.
+  cputrain::test::temp_dir dir;
+  std::ifstream in(data("gpt2_cut/tokenizer.json"));
+  const auto json = nlohmann::json::parse(in);
+  std::ofstream(dir.path() / "vocab.json") << json["model"]["vocab"].dump();
+  {
+    std::ofstream merges(dir.path() / "merges.txt");
+    merges << "#version: 0.2\n";
+    for (const auto& m : json["model"]["merges"]) merges << m.get<std::string>() << "\n";
+  }
+  std::ofstream(dir.path() / "tokenizer_config.json")
+      << R"({"add_prefix_space": false, "mask_token": {"content": "<mask>", "lstrip": true, "rstrip": false}})";
+  const auto legacy = load_byte_level_bpe_files(dir.path(), byte_level_family::roberta);
+  const auto& f = cut_gpt2();
+  CHECK(legacy.wrapping.cls == f.wrapping.cls);
+  CHECK(legacy.wrapping.sep == f.wrapping.sep);
+  for (const auto& r : reference_texts()) {
+    const std::string text = r["text"];
+    INFO(text);
+    const token_sequence got = wrapped(legacy, text);
+    CHECK(got.ids == r["ids"].get<std::vector<std::int32_t>>());
+    CHECK(char_spans(got.offsets) == r["offsets"].get<pairs>());
+  }
+  // GPT-2's converter: nothing around the text, offsets not trimmed
+  const auto gpt2 = load_byte_level_bpe_files(dir.path(), byte_level_family::gpt2);
+  CHECK(gpt2.wrapping.cls < 0);
+  CHECK(char_spans(gpt2.tokenizer.encode(" the").offsets) == pairs{{0, 4}});
+  // a merges.txt line that is not a merge is named
+  std::ofstream(dir.path() / "merges.txt") << "#version: 0.2\nĠ t\nbroken\n";
+  CHECK_THROWS_WITH(load_byte_level_bpe_files(dir.path(), byte_level_family::roberta),
+                    Catch::Contains("merges.txt: line 3 is not a merge"));
 }
 
 // The same text and hash as scripts/make_byte_level_reference.cjs's sweep mode.
