@@ -30,39 +30,7 @@ if (!mode || !vocabPath) {
 }
 const root = path.resolve(__dirname, '..');
 
-function loadVocab(file) {
-  const vocab = {};
-  const lines = fs.readFileSync(file, 'utf8').split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  lines.forEach((line, i) => { vocab[line.replace(/\r$/, '')] = i; });
-  return vocab;
-}
-
-function bertTokenizer(vocab) {
-  const special = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
-  const json = {
-    version: '1.0', truncation: null, padding: null,
-    added_tokens: special.map(t => ({ id: vocab[t], content: t, single_word: false, lstrip: false, rstrip: false,
-                                      normalized: false, special: true })),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null,
-                  lowercase: true },
-    pre_tokenizer: { type: 'BertPreTokenizer' },
-    post_processor: {
-      type: 'TemplateProcessing',
-      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } },
-               { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-      pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } },
-             { SpecialToken: { id: '[SEP]', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } },
-             { SpecialToken: { id: '[SEP]', type_id: 1 } }],
-      special_tokens: { '[CLS]': { id: '[CLS]', ids: [vocab['[CLS]']], tokens: ['[CLS]'] },
-                        '[SEP]': { id: '[SEP]', ids: [vocab['[SEP]']], tokens: ['[SEP]'] } },
-    },
-    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100,
-             vocab },
-  };
-  return tk.Tokenizer.fromString(JSON.stringify(json));
-}
+const { loadVocab, bertTokenizer } = require('./bert_tokenizer_json.cjs');
 
 function* codePoints() {
   for (let c = 0; c < 0x110000; ++c) if (c < 0xD800 || c > 0xDFFF) yield c;
