@@ -116,24 +116,8 @@ inline constexpr char_range chinese_char_ranges[] = {\n`;
 
 // --- texts -----------------------------------------------------------------------------------------------------
 const { nastyTexts } = require('./nasty_texts.cjs');
+const { squadTexts, fnv } = require('./tokenizer_reference_common.cjs');
 
-function squadTexts(files) {
-  const texts = [];
-  for (const file of files) {
-    const data = JSON.parse(fs.readFileSync(file, 'utf8')).data;
-    for (const record of data) {
-      if (record.paragraphs) {
-        for (const p of record.paragraphs) {
-          texts.push(p.context);
-          for (const qa of p.qas) texts.push(qa.question.trimStart());
-        }
-      } else {
-        texts.push(record.context, record.question.trimStart());
-      }
-    }
-  }
-  return [...new Set(texts)];
-}
 
 async function texts(tokenizer) {
   const out = [];
@@ -161,13 +145,6 @@ function sweepText(first) {
   return text;
 }
 
-// FNV-1a (32 bits) over each token's id, begin and end as little-endian 32-bit words.
-function fnv(ids, offsets) {
-  let h = 0x811c9dc5;
-  const word = v => { for (let i = 0; i < 4; ++i) { h ^= (v >>> (8 * i)) & 0xff; h = Math.imul(h, 16777619) >>> 0; } };
-  for (let i = 0; i < ids.length; ++i) { word(ids[i]); word(offsets[i][0]); word(offsets[i][1]); }
-  return h >>> 0;
-}
 
 async function sweep(tokenizer) {
   const blocks = [];

@@ -9,6 +9,7 @@
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "support/checks.hpp"
 #include "support/conformance_data.hpp"
+#include "support/token_hash.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
 namespace bert_tokenizer_test {
@@ -163,21 +164,6 @@ std::string sweep_text(char32_t first, char32_t block) {
   return text;
 }
 
-std::uint32_t fnv(const token_sequence& t) {
-  std::uint32_t h = 0x811c9dc5u;
-  const auto word = [&](std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) {
-      h ^= (v >> (8 * i)) & 0xFFu;
-      h *= 16777619u;
-    }
-  };
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    word(static_cast<std::uint32_t>(t.ids[i]));
-    word(t.offsets[i].begin);
-    word(t.offsets[i].end);
-  }
-  return h;
-}
 }  // namespace
 
 TEST_CASE("every Unicode code point tokenizes as in Hugging Face's tokenizer") {
@@ -195,7 +181,7 @@ TEST_CASE("every Unicode code point tokenizes as in Hugging Face's tokenizer") {
     INFO("code points " << std::hex << static_cast<std::uint32_t>(first) << " to " << static_cast<std::uint32_t>(first + block - 1)
                         << " (scripts/make_tokenizer_reference.cjs sweep makes the same text)");
     CHECK(got.size() == b["tokens"].get<std::size_t>());
-    CHECK(fnv(got) == b["hash"].get<std::uint32_t>());
+    CHECK(cputrain::test::token_hash(got) == b["hash"].get<std::uint32_t>());
     ++blocks;
   }
   CHECK(blocks == 272);

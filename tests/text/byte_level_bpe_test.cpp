@@ -15,6 +15,7 @@
 #include "cputrain/text/byte_level_bpe_files.hpp"
 #include "cputrain/text/tokenizer_json.hpp"
 #include "support/temp_dir.hpp"
+#include "support/token_hash.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
 namespace byte_level_bpe_test {
@@ -172,21 +173,6 @@ std::string sweep_text(char32_t first, char32_t block) {
   return text;
 }
 
-std::uint32_t fnv(const token_sequence& t) {
-  std::uint32_t h = 0x811c9dc5u;
-  const auto word = [&](std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) {
-      h ^= (v >> (8 * i)) & 0xFFu;
-      h *= 16777619u;
-    }
-  };
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    word(static_cast<std::uint32_t>(t.ids[i]));
-    word(t.offsets[i].begin);
-    word(t.offsets[i].end);
-  }
-  return h;
-}
 
 TEST_CASE("every Unicode code point is split, merged and placed as by Hugging Face's byte-level tokenizer") {
   const auto& f = cut_gpt2();
@@ -202,7 +188,7 @@ TEST_CASE("every Unicode code point is split, merged and placed as by Hugging Fa
                         << static_cast<std::uint32_t>(first + block - 1)
                         << " (scripts/make_byte_level_reference.cjs sweep makes the same text)");
     CHECK(got.size() == b["tokens"].get<std::size_t>());
-    CHECK(fnv(got) == b["hash"].get<std::uint32_t>());
+    CHECK(cputrain::test::token_hash(got) == b["hash"].get<std::uint32_t>());
     ++blocks;
   }
   CHECK(blocks == 272);
