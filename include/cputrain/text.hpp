@@ -1,9 +1,16 @@
-// cputrain/text.hpp — the BERT WordPiece tokenizer with character offsets, and its vocabulary.
+// cputrain/text.hpp — the tokenizers with character offsets: BERT's WordPiece and its vocabulary, GPT-2's and
+// RoBERTa's byte-level BPE from tokenizer.json or their legacy files.
 #pragma once
 
+#include "cputrain/text/added_tokens.hpp"         // IWYU pragma: export
 #include "cputrain/text/bert_tokenizer.hpp"       // IWYU pragma: export
+#include "cputrain/text/bpe_model.hpp"            // IWYU pragma: export
+#include "cputrain/text/byte_level.hpp"           // IWYU pragma: export
+#include "cputrain/text/byte_level_bpe.hpp"       // IWYU pragma: export
+#include "cputrain/text/byte_level_bpe_files.hpp" // IWYU pragma: export
 #include "cputrain/text/char_classes.hpp"         // IWYU pragma: export
 #include "cputrain/text/load_bert_tokenizer.hpp"  // IWYU pragma: export
 #include "cputrain/text/text_error.hpp"           // IWYU pragma: export
+#include "cputrain/text/tokenizer_json.hpp"       // IWYU pragma: export
 #include "cputrain/text/utf8.hpp"                 // IWYU pragma: export
 #include "cputrain/text/vocabulary.hpp"           // IWYU pragma: export

@@ -133,7 +133,8 @@ class byte_level_bpe_tokenizer {
     }
     thread_local std::string word;
     thread_local std::vector<bpe_token> tokens;
-    for (const auto& [piece_begin, piece_end] : pieces) {
+    for (const auto& piece : pieces) {
+      const std::uint32_t piece_begin = piece.first, piece_end = piece.second;  // named: lambdas below use them
       word.clear();
       for (std::uint32_t b = piece_begin; b < piece_end; ++b) {
         const bool virtual_space = prefix && b == 0;

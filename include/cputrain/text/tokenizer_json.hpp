@@ -4,8 +4,12 @@
 // and what was expected: a tokenizer that silently differs from the reference would put labels on the wrong tokens.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -16,7 +20,6 @@
 
 #include "cputrain/core/json_message.hpp"
 #include "cputrain/core/json_nesting.hpp"
-#include "cputrain/io/read_file.hpp"
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
@@ -100,12 +103,10 @@ class json_at {
 };
 
 inline nlohmann::json parse_tokenizer_json(const std::filesystem::path& file) {
-  std::string text;
-  try {
-    text = io::read_whole_file(file);
-  } catch (const std::exception& e) {
-    throw text_error(e.what());
-  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw text_error(file.string() + ": cannot open: " + std::strerror(errno));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw text_error(file.string() + ": cannot read: " + std::strerror(errno));
   try {
     return nlohmann::json::parse(text, json_nesting_limit<nlohmann::json>([&] {
       throw text_error(file.string() + ": not a tokenizer.json: the JSON nests deeper than " +
