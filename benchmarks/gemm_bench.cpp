@@ -127,7 +127,11 @@ void standalone_products(benchmark::State& state, int which) {
 #endif
 
 void shapes(benchmark::internal::Benchmark* b) {
-  b->Args({1536, 768, 768})     // base: attention projections, tokens = 4 x 384
+  b->Args({4096, 768, 2304})       // GLUE's shape, tokens = 32 x 128: the fused query/key/value projection
+      ->Args({4096, 768, 768})     // attention output
+      ->Args({4096, 768, 3072})    // feed-forward up
+      ->Args({4096, 3072, 768})    // feed-forward down
+      ->Args({1536, 768, 768})     // base: attention projections, tokens = 4 x 384
       ->Args({1536, 768, 3072})  // base: feed-forward up
       ->Args({1536, 3072, 768})  // base: feed-forward down
       ->Args({3072, 256, 1024})  // mini: 8 x 384 tokens

@@ -126,6 +126,28 @@ TEST_CASE("gemm matches a double reference for every transpose, odd shapes, alph
   }
 }
 
+TEST_CASE("oneDNN's products take larger blocks exactly where that still leaves 16 tasks") {
+  using cputrain::kernels::gemm_blocking;
+  const auto large = gemm_blocking::for_product(4096, 768, true);  // GLUE's 32 x 128 tokens: 16 x 2 blocks
+  CHECK(large.rows == 256);
+  CHECK(large.cols == 384);
+  const auto small = gemm_blocking::for_product(1536, 768, true);  // 4 x 384 tokens: 6 x 2 large blocks only
+  CHECK(small.rows == 128);
+  CHECK(small.cols == 192);
+  CHECK(gemm_blocking::for_product(4096, 768, false).rows == 128);  // Eigen keeps its blocks
+  CHECK(gemm_blocking::for_product(3073, 385, true).rows == 256);   // 13 x 2 rounded up
+}
+
+TEST_CASE("products in large blocks match the reference, partial edge blocks included") {
+  const backend_under_test backend(any_backend());
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      check_against_reference<float, float>(ta, tb, 1100, 1550, 9, 1.0f, 0.0f, 1);  // 5 x 5 large blocks
+      check_against_reference<float, float>(ta, tb, 1100, 1550, 9, -0.5f, 1.0f, 0);
+    }
+  }
+}
+
 TEST_CASE("bf16 operands are multiplied exactly and accumulated in float") {
   const backend_under_test backend(bf16_backend());
   for (bool ta : {false, true}) {
@@ -156,8 +178,7 @@ TEST_CASE("k == 0 or alpha == 0 scales C by beta, and empty products do nothing"
 }
 
 template <class T>
-void check_thread_count_independence() {
-  const std::size_t m = 700, n = 900, k = 257;
+void check_thread_count_independence(std::size_t m = 700, std::size_t n = 900, std::size_t k = 257) {
   std::mt19937 rng(7);
   const auto a = random_matrix<T>(m, k, rng);
   const auto b = random_matrix<T>(n, k, rng);
@@ -178,6 +199,7 @@ void check_thread_count_independence() {
 TEST_CASE("gemm gives bit-identical results whatever the thread count") {
   const backend_under_test backend(any_backend());
   check_thread_count_independence<float>();
+  check_thread_count_independence<float>(1100, 1550, 64);  // large blocks on oneDNN
 }
 
 TEST_CASE("bf16 gemm gives bit-identical results whatever the thread count") {
