@@ -1,5 +1,6 @@
 // cputrain/text.hpp — the tokenizers with character offsets: BERT's WordPiece and its vocabulary, GPT-2's and
-// RoBERTa's byte-level BPE from tokenizer.json or their legacy files.
+// RoBERTa's byte-level BPE, one tokenizer type over them with the special tokens of each layout, loaded from a model
+// directory's tokenizer.json or legacy files.
 #pragma once
 
 #include "cputrain/text/added_tokens.hpp"         // IWYU pragma: export
@@ -10,7 +11,12 @@
 #include "cputrain/text/byte_level_bpe_files.hpp" // IWYU pragma: export
 #include "cputrain/text/char_classes.hpp"         // IWYU pragma: export
 #include "cputrain/text/load_bert_tokenizer.hpp"  // IWYU pragma: export
+#include "cputrain/text/load_tokenizer.hpp"       // IWYU pragma: export
+#include "cputrain/text/special_tokens.hpp"       // IWYU pragma: export
 #include "cputrain/text/text_error.hpp"           // IWYU pragma: export
+#include "cputrain/text/token_sequence.hpp"       // IWYU pragma: export
+#include "cputrain/text/tokenizer.hpp"            // IWYU pragma: export
 #include "cputrain/text/tokenizer_json.hpp"       // IWYU pragma: export
 #include "cputrain/text/utf8.hpp"                 // IWYU pragma: export
 #include "cputrain/text/vocabulary.hpp"           // IWYU pragma: export
+#include "cputrain/text/wordpiece_json.hpp"       // IWYU pragma: export

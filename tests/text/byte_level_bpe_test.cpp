@@ -49,9 +49,9 @@ pairs char_spans(const std::vector<text_span>& offsets) {
 // <s> A </s>, as RobertaProcessing wraps one text (the wrapping's own offsets are (0, 0)).
 token_sequence wrapped(const byte_level_bpe_file& f, std::string_view text) {
   token_sequence out;
-  out.push_back(f.wrapping.cls, {0, 0}, {0, 0});
+  out.push_back(f.specials.cls, {0, 0}, {0, 0});
   f.tokenizer.encode(text, out);
-  out.push_back(f.wrapping.sep, {0, 0}, {0, 0});
+  out.push_back(f.specials.sep, {0, 0}, {0, 0});
   return out;
 }
 
@@ -135,8 +135,8 @@ TEST_CASE("vocab.json, merges.txt and tokenizer_config.json give the tokenizer t
       << R"({"add_prefix_space": false, "mask_token": {"content": "<mask>", "lstrip": true, "rstrip": false}})";
   const auto legacy = load_byte_level_bpe_files(dir.path(), byte_level_family::roberta);
   const auto& f = cut_gpt2();
-  CHECK(legacy.wrapping.cls == f.wrapping.cls);
-  CHECK(legacy.wrapping.sep == f.wrapping.sep);
+  CHECK(legacy.specials.cls == f.specials.cls);
+  CHECK(legacy.specials.sep == f.specials.sep);
   for (const auto& r : reference_texts()) {
     const std::string text = r["text"];
     INFO(text);
@@ -146,7 +146,7 @@ TEST_CASE("vocab.json, merges.txt and tokenizer_config.json give the tokenizer t
   }
   // GPT-2's converter: nothing around the text, offsets not trimmed
   const auto gpt2 = load_byte_level_bpe_files(dir.path(), byte_level_family::gpt2);
-  CHECK(gpt2.wrapping.cls < 0);
+  CHECK(gpt2.specials.cls < 0);
   CHECK(char_spans(gpt2.tokenizer.encode(" the").offsets) == pairs{{0, 4}});
   // a merges.txt line that is not a merge is named
   std::ofstream(dir.path() / "merges.txt") << "#version: 0.2\nĠ t\nbroken\n";

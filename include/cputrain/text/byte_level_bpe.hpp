@@ -6,17 +6,19 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "cputrain/text/added_tokens.hpp"
-#include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level.hpp"
 #include "cputrain/text/text_error.hpp"
+#include "cputrain/text/token_sequence.hpp"
 #include "cputrain/text/utf8.hpp"
 
 namespace cputrain::text {
@@ -46,6 +48,20 @@ class byte_level_bpe_tokenizer {
   [[nodiscard]] const bpe_model& model() const noexcept { return model_; }
   [[nodiscard]] const added_token_matcher& added_tokens() const noexcept { return added_; }
   [[nodiscard]] const byte_level_options& options() const noexcept { return options_; }
+
+  /// The id of `token`: an added token's, else the model's.
+  [[nodiscard]] std::optional<std::int32_t> find(std::string_view token) const {
+    for (const auto& t : added_.tokens())
+      if (t.content == token) return t.id;
+    return model_.find(token);
+  }
+  /// One past the largest id either vocabulary gives (Hugging Face's len(tokenizer)).
+  [[nodiscard]] std::size_t id_count() const noexcept {
+    std::size_t n = 0;
+    for (const auto& [token, id] : model_.vocab()) n = std::max(n, static_cast<std::size_t>(id) + 1);
+    for (const auto& t : added_.tokens()) n = std::max(n, static_cast<std::size_t>(t.id) + 1);
+    return n;
+  }
 
   /// Appends the tokens of `text` (no special tokens added) to `out`. Throws text_error for invalid UTF-8 or a
   /// text of 4 GiB or more.

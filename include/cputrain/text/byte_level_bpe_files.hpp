@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
+#include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/tokenizer_json.hpp"
 
@@ -87,7 +89,7 @@ inline byte_level_bpe_file load_byte_level_bpe_files(const std::filesystem::path
   options.add_prefix_space = config["add_prefix_space"].boolean(false);
   options.trim_offsets = roberta && config["trim_offsets"].boolean(true);
   std::vector<added_token> added;
-  special_wrapping wrapping;
+  special_tokens specials;
   const auto add = [&](const char* key, const char* fallback, bool lstrip) {
     auto t = detail::config_special(config, key, fallback, lstrip);
     const auto it = ids.find(t->content);
@@ -98,23 +100,26 @@ inline byte_level_bpe_file load_byte_level_bpe_files(const std::filesystem::path
     added.push_back(std::move(*t));
     return added.back().id;
   };
+  const auto known = [](std::int32_t id) { return id < 0 ? std::nullopt : std::optional<std::int32_t>(id); };
   if (roberta) {
-    wrapping.cls = add("cls_token", "<s>", false);
-    wrapping.sep = add("sep_token", "</s>", false);
-    for (const auto& [key, fallback] : {std::pair{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"unk_token", "<unk>"},
-                                        {"pad_token", "<pad>"}})
-      (void)add(key, fallback, false);
-    (void)add("mask_token", "<mask>", true);
-    if (wrapping.cls < 0 || wrapping.sep < 0)
+    specials.layout = special_layout::roberta;
+    specials.cls = add("cls_token", "<s>", false);
+    specials.sep = add("sep_token", "</s>", false);
+    (void)add("bos_token", "<s>", false);
+    (void)add("eos_token", "</s>", false);
+    specials.unk = known(add("unk_token", "<unk>", false));
+    specials.pad = known(add("pad_token", "<pad>", false));
+    specials.mask = known(add("mask_token", "<mask>", true));
+    if (specials.cls < 0 || specials.sep < 0)
       throw text_error(vocab_file.string() + ": RoBERTa's tokenizer wraps texts in its cls and sep tokens, but the "
                                              "vocabulary lacks \"<s>\" or \"</s>\" (or the tokens tokenizer_config.json names)");
   } else {
-    (void)add("unk_token", "<|endoftext|>", false);
+    specials.unk = known(add("unk_token", "<|endoftext|>", false));
   }
   return {byte_level_bpe_tokenizer(bpe_model(std::move(ids), detail::read_merges_txt(dir / "merges.txt"), {},
                                              vocab_file.string()),
                                    std::move(added), options),
-          wrapping};
+          specials};
 }
 
 }  // namespace cputrain::text

@@ -23,20 +23,15 @@
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
+#include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
 
 namespace cputrain::text {
 
-/// The special tokens a post-processor puts around one text or a pair (RoBERTa: <s> A </s> and <s> A </s></s> B </s>).
-struct special_wrapping {
-  std::int32_t cls = -1;
-  std::int32_t sep = -1;
-};
-
 /// A byte-level BPE tokenizer with what tokenizer.json says goes around its texts.
 struct byte_level_bpe_file {
   byte_level_bpe_tokenizer tokenizer;
-  special_wrapping wrapping;
+  special_tokens specials;
 };
 
 namespace detail {
@@ -180,25 +175,107 @@ inline bpe_model read_bpe_model(const json_at& model, const std::string& source)
   return bpe_model(std::move(ids), read_merges(model["merges"]), std::move(options), source);
 }
 
-/// The post-processor's wrapping and trim_offsets (RobertaProcessing, ByteLevel, or none).
-inline special_wrapping read_byte_level_post_processor(const json_at& post, byte_level_options& options) {
-  special_wrapping wrapping;
+/// The special tokens post_processor.special_tokens[name] stands for: exactly one id.
+inline std::int32_t template_special_id(const json_at& post, const std::string& name) {
+  const json_at entry = post["special_tokens"][name.c_str()];
+  if (entry.is_null()) post["special_tokens"].fail("has no entry for \"" + name + "\", which the template names");
+  const json_at ids = entry["ids"];
+  if (!ids.value().is_array() || ids.value().size() != 1) ids.expected("one token id");
+  return ids.at(0).id();
+}
+
+/// One item of a template: a special token's name or a sequence ("A", "B"), with its type id.
+struct template_item {
+  bool special = false;
+  std::string id;
+  std::int64_t type_id = 0;
+  friend bool operator==(const template_item&, const template_item&) = default;
+};
+
+inline std::vector<template_item> read_template(const json_at& list) {
+  if (!list.value().is_array()) list.expected("an array of template items");
+  std::vector<template_item> out;
+  for (std::size_t i = 0; i < list.value().size(); ++i) {
+    const json_at item = list.at(i);
+    const bool special = !item["SpecialToken"].is_null();
+    const json_at body = special ? item["SpecialToken"] : item["Sequence"];
+    if (body.is_null()) item.expected("{\"SpecialToken\": ...} or {\"Sequence\": ...}");
+    const json_at type = body["type_id"];
+    if (!type.value().is_number_integer()) type.expected("an integer type id");
+    out.push_back({special, body["id"].string(), type.value().get<std::int64_t>()});
+  }
+  return out;
+}
+
+/// TemplateProcessing as one of the two layouts: BERT's "[CLS] $A [SEP]" / "[CLS] $A [SEP] $B:1 [SEP]:1" or
+/// RoBERTa's "<s> $A </s>" / "<s> $A </s> </s> $B </s>" (XLM-RoBERTa's tokenizer.json), with any token names.
+inline special_tokens read_template_processing(const json_at& post) {
+  const auto single = read_template(post["single"]);
+  const auto pair = read_template(post["pair"]);
+  if (single.size() != 3 || !single[0].special || single[1] != template_item{false, "A", 0} || !single[2].special ||
+      single[0].type_id != 0 || single[2].type_id != 0)
+    post["single"].fail("is not \"[CLS] $A [SEP]\" with type ids 0, the only single-text template cputrain implements");
+  const template_item cls = single[0], sep = single[2];
+  const std::vector<template_item> bert{cls, {false, "A", 0}, sep, {false, "B", 1}, {true, sep.id, 1}};
+  const std::vector<template_item> roberta{cls, {false, "A", 0}, sep, sep, {false, "B", 0}, sep};
+  special_tokens out;
+  if (pair == bert) {
+    out.layout = special_layout::bert;
+  } else if (pair == roberta) {
+    out.layout = special_layout::roberta;
+  } else {
+    post["pair"].fail("is neither BERT's \"" + cls.id + " $A " + sep.id + " $B:1 " + sep.id + ":1\" nor RoBERTa's \"" +
+                      cls.id + " $A " + sep.id + " " + sep.id + " $B " + sep.id +
+                      "\", the pair templates cputrain implements");
+  }
+  out.cls = template_special_id(post, cls.id);
+  out.sep = template_special_id(post, sep.id);
+  return out;
+}
+
+/// The layout and tokens of a post_processor: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel (which
+/// adds nothing) or none. `trim_offsets` receives RobertaProcessing's and ByteLevel's switch (true when unset; false
+/// without a post-processor, which trims nothing).
+inline special_tokens read_post_processor(const json_at& post, bool* trim_offsets = nullptr) {
   if (post.is_null()) {
-    options.trim_offsets = false;
-    return wrapping;
+    if (trim_offsets) *trim_offsets = false;
+    return {};
   }
-  const std::string type = post.type({"RobertaProcessing", "ByteLevel"});
-  options.trim_offsets = post["trim_offsets"].boolean(true);
-  if (type == "RobertaProcessing") {
-    const auto pair_id = [&](const char* key) {
-      const json_at p = post[key];
-      if (!p.value().is_array() || p.value().size() != 2) p.expected("[token, id]");
-      return p.at(1).id();
-    };
-    wrapping.cls = pair_id("cls");
-    wrapping.sep = pair_id("sep");
-  }
-  return wrapping;
+  const std::string type = post.type({"TemplateProcessing", "BertProcessing", "RobertaProcessing", "ByteLevel"});
+  if (trim_offsets) *trim_offsets = post["trim_offsets"].boolean(true);
+  if (type == "TemplateProcessing") return read_template_processing(post);
+  special_tokens out;
+  if (type == "ByteLevel") return out;
+  const auto pair_id = [&](const char* key) {
+    const json_at p = post[key];
+    if (!p.value().is_array() || p.value().size() != 2) p.expected("[token, id]");
+    return p.at(1).id();
+  };
+  out.layout = type == "BertProcessing" ? special_layout::bert : special_layout::roberta;
+  out.cls = pair_id("cls");
+  out.sep = pair_id("sep");
+  return out;
+}
+
+/// The byte-level BPE tokenizer a parsed tokenizer.json describes (`root` is its top level).
+inline byte_level_bpe_file read_byte_level_bpe(const json_at& root, const std::string& source) {
+  if (!root.value().is_object()) root.expected("an object");
+  if (!root["normalizer"].is_null())
+    root["normalizer"].fail("is set, but a byte-level tokenizer here takes none (GPT-2's and RoBERTa's have none)");
+  const json_at pre = root["pre_tokenizer"];
+  (void)pre.type({"ByteLevel"});
+  byte_level_options options;
+  options.add_prefix_space = pre["add_prefix_space"].boolean(true);
+  options.use_regex = pre["use_regex"].boolean(true);
+  special_tokens specials = read_post_processor(root["post_processor"], &options.trim_offsets);
+  byte_level_bpe_tokenizer tokenizer(read_bpe_model(root["model"], source), read_added_tokens(root["added_tokens"]),
+                                     options);
+  // RobertaTokenizerFast's defaults (its model names no unk_token); tokenizer_config.json may name others.
+  const auto& unk = tokenizer.model().options().unk_token;
+  specials.unk = tokenizer.find(unk ? *unk : "<unk>");
+  specials.pad = tokenizer.find("<pad>");
+  specials.mask = tokenizer.find("<mask>");
+  return {std::move(tokenizer), specials};
 }
 
 }  // namespace detail
@@ -206,19 +283,7 @@ inline special_wrapping read_byte_level_post_processor(const json_at& post, byte
 /// Reads a byte-level BPE tokenizer.json (GPT-2, RoBERTa). Throws text_error naming the file and the JSON path.
 inline byte_level_bpe_file load_byte_level_bpe(const std::filesystem::path& file) {
   const nlohmann::json json = detail::parse_tokenizer_json(file);
-  const detail::json_at root(file, json, "");
-  if (!json.is_object()) root.expected("an object");
-  if (!root["normalizer"].is_null())
-    root["normalizer"].fail("is set, but a byte-level tokenizer here takes none (GPT-2's and RoBERTa's have none)");
-  const detail::json_at pre = root["pre_tokenizer"];
-  (void)pre.type({"ByteLevel"});
-  byte_level_options options;
-  options.add_prefix_space = pre["add_prefix_space"].boolean(true);
-  options.use_regex = pre["use_regex"].boolean(true);
-  const special_wrapping wrapping = detail::read_byte_level_post_processor(root["post_processor"], options);
-  return {byte_level_bpe_tokenizer(detail::read_bpe_model(root["model"], file.string()),
-                                   detail::read_added_tokens(root["added_tokens"]), options),
-          wrapping};
+  return detail::read_byte_level_bpe(detail::json_at(file, json, ""), file.string());
 }
 
 }  // namespace cputrain::text

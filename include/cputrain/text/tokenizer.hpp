@@ -1,0 +1,93 @@
+// cputrain::text::tokenizer — one tokenizer type for every model family: the model's pipeline (WordPiece, or
+// byte-level BPE) with its special tokens, encoding one text or a pair as Hugging Face's fast tokenizers do (ids,
+// type ids, offsets, special-tokens mask, sequence ids). Programs take this type and never ask which family it is;
+// load_tokenizer.hpp builds it from a model directory as AutoTokenizer does. Cheap to copy (the pipeline is shared
+// and immutable); thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+#include "cputrain/text/bert_tokenizer.hpp"
+#include "cputrain/text/byte_level_bpe.hpp"
+#include "cputrain/text/special_tokens.hpp"
+#include "cputrain/text/token_sequence.hpp"
+
+namespace cputrain::text {
+
+class tokenizer {
+ public:
+  using pipeline = std::variant<bert_tokenizer, byte_level_bpe_tokenizer>;
+
+  /// BERT's WordPiece with its [CLS] A [SEP] (B [SEP]) layout and its vocabulary's special tokens.
+  explicit tokenizer(bert_tokenizer wordpiece)
+      : tokenizer(pipeline(std::move(wordpiece)), special_tokens{}) {
+    const auto& vocab = std::get<bert_tokenizer>(*pipeline_).vocab();
+    specials_ = {special_layout::bert, vocab.cls_id(), vocab.sep_id(), vocab.pad_id(), vocab.mask_id(), vocab.unk_id()};
+  }
+
+  /// A pipeline with the layout and special tokens its files name. Throws text_error when the layout needs cls and
+  /// sep ids the pipeline does not have.
+  tokenizer(pipeline p, special_tokens specials)
+      : pipeline_(std::make_shared<const pipeline>(std::move(p))), specials_(specials) {
+    if (specials_.layout != special_layout::none) {
+      for (const std::int32_t id : {specials_.cls, specials_.sep})
+        if (id < 0 || static_cast<std::size_t>(id) >= id_count())
+          throw text_error("tokenizer: special token id " + std::to_string(id) + " is outside the vocabulary of " +
+                           std::to_string(id_count()));
+    }
+  }
+
+  [[nodiscard]] const pipeline& get() const noexcept { return *pipeline_; }
+  [[nodiscard]] const special_tokens& specials() const noexcept { return specials_; }
+
+  /// "WordPiece" or "byte-level BPE", for messages.
+  [[nodiscard]] std::string_view family() const noexcept {
+    return std::holds_alternative<bert_tokenizer>(*pipeline_) ? "WordPiece" : "byte-level BPE";
+  }
+
+  /// Appends the tokens of `text`, no special tokens added, to `out`. Throws text_error for invalid UTF-8.
+  void encode(std::string_view text, token_sequence& out) const {
+    std::visit([&](const auto& p) { p.encode(text, out); }, *pipeline_);
+  }
+
+  /// One text with the special tokens (unless add_special is false).
+  [[nodiscard]] encoding encode(std::string_view text, bool add_special = true) const {
+    token_sequence tokens;
+    encode(text, tokens);
+    return wrap(specials_, tokens, nullptr, add_special);
+  }
+
+  /// A pair of texts (a question and its context; two sentences) with the special tokens.
+  [[nodiscard]] encoding encode_pair(std::string_view first, std::string_view second, bool add_special = true) const {
+    token_sequence a, b;
+    encode(first, a);
+    encode(second, b);
+    return wrap(specials_, a, &b, add_special);
+  }
+
+  /// The id of `token` in the vocabulary or among the added tokens.
+  [[nodiscard]] std::optional<std::int32_t> token_to_id(std::string_view token) const {
+    if (const auto* wordpiece = std::get_if<bert_tokenizer>(pipeline_.get())) return wordpiece->vocab().find(token);
+    return std::get<byte_level_bpe_tokenizer>(*pipeline_).find(token);
+  }
+
+  /// One past the largest id the tokenizer can produce (Hugging Face's len(tokenizer)): the model's vocab_size
+  /// must be at least this.
+  [[nodiscard]] std::size_t id_count() const noexcept {
+    if (const auto* wordpiece = std::get_if<bert_tokenizer>(pipeline_.get())) return wordpiece->vocab().size();
+    return std::get<byte_level_bpe_tokenizer>(*pipeline_).id_count();
+  }
+
+ private:
+  std::shared_ptr<const pipeline> pipeline_;
+  special_tokens specials_;
+};
+
+}  // namespace cputrain::text

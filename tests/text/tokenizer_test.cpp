@@ -1,0 +1,125 @@
+// Tests for include/cputrain/text/tokenizer.hpp and special_tokens.hpp: one text and pairs of texts with the special
+// tokens, against Hugging Face's Rust tokenizer (tests/text/data/pair_reference.jsonl, scripts/make_pair_reference.cjs)
+// for BERT's layout (bert-base-uncased from its tokenizer.json and from vocab.txt) and RoBERTa's (the byte-level cut):
+// ids, type ids, offsets, special-tokens masks and sequence ids.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/text/load_bert_tokenizer.hpp"
+#include "cputrain/text/load_tokenizer.hpp"
+#include "cputrain/text/special_tokens.hpp"
+#include "cputrain/text/tokenizer.hpp"
+#include "support/conformance_data.hpp"
+#include "support/temp_dir.hpp"
+#include "support/wordpiece_json.hpp"
+
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace tokenizer_test {
+
+using namespace cputrain::text;
+
+namespace {
+
+std::string data(const std::string& name) { return std::string(CPUTRAIN_TEXT_TEST_DATA) + "/" + name; }
+
+std::vector<nlohmann::json> reference(const std::string& tokenizer_name) {
+  std::ifstream in(data("pair_reference.jsonl"));
+  REQUIRE(in);
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(in, line);) {
+    auto record = nlohmann::json::parse(line);
+    if (record["tokenizer"] == tokenizer_name) out.push_back(std::move(record));
+  }
+  REQUIRE(out.size() > 20);
+  return out;
+}
+
+void check_against(const tokenizer& t, const std::vector<nlohmann::json>& records) {
+  for (const auto& r : records) {
+    const std::string a = r["a"];
+    const encoding e = r["b"].is_null() ? t.encode(a) : t.encode_pair(a, r["b"].get<std::string>());
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> offsets;
+    for (const auto& s : e.offsets) offsets.emplace_back(s.begin, s.end);
+    std::vector<int> special(e.special_tokens_mask.begin(), e.special_tokens_mask.end());
+    std::vector<int> sequence(e.sequence_ids.begin(), e.sequence_ids.end());
+    INFO("a: " << a << "\nb: " << r["b"].dump());
+    CHECK(e.ids == r["ids"].get<std::vector<std::int32_t>>());
+    CHECK(e.type_ids == r["type_ids"].get<std::vector<std::int32_t>>());
+    CHECK(offsets == r["offsets"].get<std::vector<std::pair<std::uint32_t, std::uint32_t>>>());
+    CHECK(special == r["special"].get<std::vector<int>>());
+    CHECK(sequence == r["sequence_ids"].get<std::vector<int>>());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("pairs and single texts in BERT's layout equal Hugging Face's, from tokenizer.json and from vocab.txt") {
+  const auto vocab = cputrain::test::conformance_file("bert-base-uncased/vocab.txt");
+  if (!vocab) return;  // reported skipped, naming what is missing
+  const cputrain::test::temp_dir dir;
+  cputrain::test::write_json(dir.path() / "tokenizer.json",
+                             cputrain::test::wordpiece_tokenizer_json(cputrain::test::read_lines(*vocab)));
+  const tokenizer from_json = load_tokenizer(dir.path());
+  CHECK(from_json.specials().layout == special_layout::bert);
+  CHECK(from_json.family() == "WordPiece");
+  check_against(from_json, reference("bert"));
+  const tokenizer from_vocab(load_bert_tokenizer(*vocab));
+  check_against(from_vocab, reference("bert"));
+}
+
+TEST_CASE("pairs and single texts in RoBERTa's layout equal Hugging Face's: <s> A </s></s> B </s>, type ids 0") {
+  const tokenizer t = load_tokenizer(data("gpt2_cut"));
+  CHECK(t.specials().layout == special_layout::roberta);
+  CHECK(t.family() == "byte-level BPE");
+  check_against(t, reference("roberta_cut"));
+}
+
+TEST_CASE("special tokens by role: RoBERTa's <pad>, <mask>, <unk>, and BERT's") {
+  const tokenizer roberta = load_tokenizer(data("gpt2_cut/tokenizer.json"));
+  CHECK(roberta.specials().cls == 3256);
+  CHECK(roberta.specials().sep == 3258);
+  CHECK(roberta.specials().pad == 3257);
+  CHECK(roberta.specials().unk == 3259);
+  CHECK(roberta.specials().mask == 3260);
+  CHECK(roberta.specials().added(false) == 2);
+  CHECK(roberta.specials().added(true) == 4);
+  CHECK(roberta.specials().second_begin(5) == 8);
+  CHECK(roberta.token_to_id("<mask>") == 3260);
+  CHECK(roberta.id_count() == 3261);
+
+  const tokenizer bert(bert_tokenizer(vocabulary::parse("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\n", "small")));
+  CHECK(bert.specials().layout == special_layout::bert);
+  CHECK(bert.specials().cls == 2);
+  CHECK(bert.specials().sep == 3);
+  CHECK(bert.specials().pad == 0);
+  CHECK(bert.specials().added(true) == 3);
+  CHECK(bert.specials().second_begin(5) == 7);
+  CHECK(bert.id_count() == 6);
+}
+
+TEST_CASE("without special tokens a pair is its two texts, still typed by position") {
+  const tokenizer bert(bert_tokenizer(vocabulary::parse("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\nworld\n", "small")));
+  const encoding e = bert.encode_pair("hello", "world hello", false);
+  CHECK(e.ids == std::vector<std::int32_t>{5, 6, 5});
+  CHECK(e.type_ids == std::vector<std::int32_t>{0, 1, 1});
+  CHECK(e.sequence_ids == std::vector<std::int8_t>{0, 1, 1});
+  CHECK(e.special_tokens_mask == std::vector<std::uint8_t>{0, 0, 0});
+
+  special_tokens none;  // GPT-2's: nothing added even when asked, the second text typed 1
+  token_sequence a, b;
+  a.push_back(7, {0, 1}, {0, 1});
+  b.push_back(8, {0, 2}, {0, 2});
+  const encoding plain = wrap(none, a, &b);
+  CHECK(plain.ids == std::vector<std::int32_t>{7, 8});
+  CHECK(plain.type_ids == std::vector<std::int32_t>{0, 1});
+  CHECK_THROWS_WITH(none.pad_id("batch"), Catch::Contains("no padding token"));
+}
+
+}  // namespace tokenizer_test
