@@ -162,9 +162,9 @@ async function sweep(tokenizer) {
 // return_overflowing_tokens=True, return_offsets_mapping=True), at several lengths so contexts need several windows.
 // Note: tokenizers 0.23.1+ stops tokenizing at max_length tokens before cutting windows (huggingface/tokenizers
 // #2091), so windows after the first stop short; tests/data/qa_features_test.cpp checks them as prefixes.
+// The same windows with RoBERTa's layout (<s> q </s></s> c </s>, type ids 0: sequence ids tell the context) from
+// the byte-level cut (tests/text/data/gpt2_cut), at the two short lengths.
 async function pairs(vocab) {
-  const lengths = [[384, 128], [64, 16], [48, 20], [40, 8]];
-  const records = [];
   const examples = [];
   for (const file of extra) {
     for (const record of JSON.parse(fs.readFileSync(file, 'utf8')).data) {
@@ -175,20 +175,41 @@ async function pairs(vocab) {
       }
     }
   }
+  await windows(examples, () => bertTokenizer(vocab), [[384, 128], [64, 16], [48, 20], [40, 8]], false,
+                'tests/data/data/qa_windows_reference.jsonl');
+  const cut = fs.readFileSync(path.join(root, 'tests/text/data/gpt2_cut/tokenizer.json'), 'utf8');
+  await windows(examples, () => tk.Tokenizer.fromString(cut), [[64, 16], [40, 8]], true,
+                'tests/data/data/qa_windows_roberta_reference.jsonl');
+}
+
+async function windows(examples, makeTokenizer, lengths, withSequenceIds, relative) {
+  const records = [];
   const seen = new Set();
   for (const [maxLength, stride] of lengths) {
-    const tokenizer = bertTokenizer(vocab);
+    const tokenizer = makeTokenizer();
     tokenizer.setTruncation(maxLength, { stride, strategy: 'OnlySecond' });
     for (const ex of examples) {
       const key = `${maxLength}/${ex.id}`;
       if (seen.has(key)) continue;
       seen.add(key);
+      // A question that leaves no more than `stride` context tokens makes the reference panic (run_qa.py crashes
+      // on it); cputrain skips and reports it, which the record says.
+      const question = (await tokenizer.encode(ex.question.trimStart(), null, { addSpecialTokens: false })).getIds();
+      const specials = withSequenceIds ? 4 : 3;
+      if (question.length + specials + stride >= maxLength) {
+        records.push(JSON.stringify({ id: ex.id, max_length: maxLength, stride, skipped: true }));
+        continue;
+      }
       const e = await tokenizer.encode(ex.question.trimStart(), ex.context);
-      const windows = [e, ...e.getOverflowing()].map(w => ({ ids: w.getIds(), type_ids: w.getTypeIds(), offsets: w.getOffsets() }));
+      const windows = [e, ...e.getOverflowing()].map(w => {
+        const out = { ids: w.getIds(), type_ids: w.getTypeIds(), offsets: w.getOffsets() };
+        if (withSequenceIds) out.sequence_ids = w.getSequenceIds().map(s => (s === null || s === undefined ? -1 : s));
+        return out;
+      });
       records.push(JSON.stringify({ id: ex.id, max_length: maxLength, stride, windows }));
     }
   }
-  const file = path.join(root, 'tests/data/data/qa_windows_reference.jsonl');
+  const file = path.join(root, relative);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, records.join('\n') + '\n');
   console.error(`wrote ${file}: ${records.length} pairs`);

@@ -1,7 +1,8 @@
 // cputrain::data::qa_features — SQuAD examples as model inputs, as run_qa.py's prepare_train_features and
-// prepare_validation_features make them: "[CLS] question [SEP] context [SEP]", long contexts cut into windows
-// overlapping by doc_stride, start/end labels ([CLS] when the answer is not in the window). Stored compactly
-// (contexts and questions once, padding added per batch); one deliberate difference: docs/text-and-data.md.
+// prepare_validation_features make them: "[CLS] question [SEP] context [SEP]" (RoBERTa's "<s> q </s></s> c </s>"),
+// long contexts cut into windows overlapping by doc_stride, start/end labels (the first token when the answer is
+// not in the window). Stored compactly (contexts and questions once, padding added per batch); one deliberate
+// difference: docs/text-and-data.md.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +22,8 @@
 #include "cputrain/data/squad_example.hpp"
 #include "cputrain/nn/qa_batch.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
+#include "cputrain/text/special_tokens.hpp"
+#include "cputrain/text/tokenizer.hpp"
 
 namespace cputrain::data {
 
@@ -38,12 +41,12 @@ struct qa_feature {
   std::uint32_t example = 0;         // index into the dataset's examples
   std::uint32_t window = 0;          // which window of its example, from 0
   std::uint32_t length = 0;          // tokens without padding
-  std::uint32_t context_begin = 0;   // position of the first context token (question tokens + 2)
+  std::uint32_t context_begin = 0;   // position of the first context token (question tokens + 2, RoBERTa's + 3)
   std::uint32_t context_tokens = 0;  // context tokens in this window
   std::uint32_t context_first = 0;   // index of this window's first token among its context's tokens
   std::int32_t start_position = 0;   // answer's first token ([CLS] = 0 when absent); with labels only
   std::int32_t end_position = 0;
-  std::size_t question_ids = 0;      // into the question token store: context_begin - 2 ids
+  std::size_t question_ids = 0;      // into the question token store: its question's tokens
   std::size_t context_ids = 0;       // into the context token store: the context's first token
 };
 
@@ -63,16 +66,17 @@ class qa_features {
   [[nodiscard]] bool has_labels() const noexcept { return labels_; }
   [[nodiscard]] const qa_feature_report& report() const noexcept { return report_; }
 
-  /// The feature's token ids without padding: [CLS] question [SEP] window [SEP].
+  /// The feature's token ids without padding: [CLS] question [SEP] window [SEP] (or the tokenizer's layout).
   [[nodiscard]] std::vector<std::int32_t> input_ids(std::size_t i) const {
     std::vector<std::int32_t> ids(features_.at(i).length);
     write_ids(features_[i], ids.data());
     return ids;
   }
-  /// 0 for [CLS], the question and the first [SEP]; 1 for the context and the last [SEP]; 0 for padding.
+  /// 0 for [CLS], the question and the first [SEP]; 1 for the context and the last [SEP] (0 in RoBERTa's layout);
+  /// 0 for padding.
   [[nodiscard]] std::int32_t token_type_id(std::size_t i, std::size_t position) const {
     const auto& f = features_.at(i);
-    return position >= f.context_begin && position < f.length ? 1 : 0;
+    return position >= f.context_begin && position < f.length ? specials_.second_type_id() : 0;
   }
   /// The code points of the example's context that the token at `position` came from; nullopt for positions
   /// outside the context (as run_qa.py sets their offsets to None).
@@ -92,6 +96,7 @@ class qa_features {
       for (const std::size_t i : indices) b.seq = std::max<std::size_t>(b.seq, features_.at(i).length);
     }
     b.input_ids.assign(b.tokens(), pad_id_);
+    const std::int32_t context_type = specials_.second_type_id();
     b.token_type_ids.assign(b.tokens(), 0);
     b.attention_mask.assign(b.tokens(), 0);
     for (std::size_t row = 0; row < indices.size(); ++row) {
@@ -99,7 +104,7 @@ class qa_features {
       write_ids(f, b.input_ids.data() + row * b.seq);
       std::fill_n(b.attention_mask.data() + row * b.seq, f.length, 1);
       std::fill(b.token_type_ids.data() + row * b.seq + f.context_begin, b.token_type_ids.data() + row * b.seq + f.length,
-                1);
+                context_type);
       if (labels_) {
         b.start_positions.push_back(f.start_position);
         b.end_positions.push_back(f.end_position);
@@ -121,15 +126,15 @@ class qa_features {
   }
 
  private:
-  friend qa_features make_qa_features(const squad_dataset&, const text::bert_tokenizer&, const qa_feature_options&);
+  friend qa_features make_qa_features(const squad_dataset&, const text::tokenizer&, const qa_feature_options&);
 
   void write_ids(const qa_feature& f, std::int32_t* out) const {
-    const std::size_t q = f.context_begin - 2;
-    *out++ = cls_id_;
+    const std::size_t q = f.context_begin - specials_.second_begin(0);
+    *out++ = specials_.cls;
     out = std::copy_n(question_ids_.data() + f.question_ids, q, out);
-    *out++ = sep_id_;
+    for (std::size_t s = 1; s < specials_.second_begin(0); ++s) *out++ = specials_.sep;
     out = std::copy_n(context_ids_.data() + f.context_ids + f.context_first, f.context_tokens, out);
-    *out = sep_id_;
+    *out = specials_.sep;
   }
 
   std::vector<qa_feature> features_;
@@ -137,7 +142,8 @@ class qa_features {
   std::vector<std::int32_t> context_ids_;
   std::vector<text::text_span> context_offsets_;
   std::size_t max_seq_length_ = 0;
-  std::int32_t pad_id_ = 0, cls_id_ = 0, sep_id_ = 0;
+  text::special_tokens specials_;
+  std::int32_t pad_id_ = 0;
   bool labels_ = false;
   qa_feature_report report_;
 };
@@ -178,22 +184,37 @@ void for_each_window(std::size_t n, std::size_t budget, std::size_t stride, F&& 
 
 }  // namespace detail
 
-/// Features of every example of `dataset`. Throws usage_error for options run_qa.py refuses (doc_stride not
-/// below max_seq_length, sequences too short for [CLS] q [SEP] c [SEP]); an example whose question leaves no room
-/// for doc_stride + 1 context tokens is skipped and reported (run_qa.py crashes on it).
+/// Features of every example of `dataset`, in the tokenizer's layout. Throws usage_error for options run_qa.py
+/// refuses (doc_stride not below max_seq_length, sequences too short for [CLS] q [SEP] c [SEP]) and for a tokenizer
+/// that adds no special tokens (GPT-2's: an unanswerable window is labelled at the first token); an example whose
+/// question leaves no room for doc_stride + 1 context tokens is skipped and reported (run_qa.py crashes on it).
+CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const text::tokenizer& tokenizer,
+                                           const qa_feature_options& options);
+
+/// The same for BERT's WordPiece tokenizer.
 CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const text::bert_tokenizer& tokenizer,
                                            const qa_feature_options& options);
 
 #if CPUTRAIN_DEFINE_FUNCTIONS
 CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const text::bert_tokenizer& tokenizer,
                                            const qa_feature_options& options) {
-  if (options.max_seq_length < 4)
+  return make_qa_features(dataset, text::tokenizer(tokenizer), options);
+}
+
+CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const text::tokenizer& tokenizer,
+                                           const qa_feature_options& options) {
+  const text::special_tokens& specials = tokenizer.specials();
+  if (specials.layout == text::special_layout::none)
+    throw usage_error("question answering needs a tokenizer that puts a first token and separators around the "
+                      "question and the context ([CLS]/[SEP], <s>/</s>); this " + std::string(tokenizer.family()) +
+                      " tokenizer adds none (GPT-2's)");
+  const std::size_t added = specials.added(true);  // 3, RoBERTa's 4
+  if (options.max_seq_length < added + 1)
     throw usage_error("max_seq_length " + std::to_string(options.max_seq_length) +
                       " leaves no room for [CLS] question [SEP] context [SEP]");
   if (options.doc_stride >= options.max_seq_length)
     throw usage_error("doc_stride " + std::to_string(options.doc_stride) + " must be smaller than max_seq_length " +
                       std::to_string(options.max_seq_length));
-  const auto& vocab = tokenizer.vocab();
   const std::size_t n_examples = dataset.examples.size();
   for (const auto& example : dataset.examples)
     if (example.context_index >= dataset.contexts.size())
@@ -210,9 +231,8 @@ CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const t
   });
   qa_features result;
   result.max_seq_length_ = options.max_seq_length;
-  result.pad_id_ = vocab.pad_id();
-  result.cls_id_ = vocab.cls_id();
-  result.sep_id_ = vocab.sep_id();
+  result.specials_ = specials;
+  result.pad_id_ = specials.pad_id("question answering batches");
   result.labels_ = options.labels;
   std::vector<std::size_t> context_start(contexts.size()), context_length(contexts.size());
   std::size_t context_tokens = 0;
@@ -246,7 +266,7 @@ CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const t
       const std::size_t q = question_tokens.size();
       const std::size_t first_token = context_start[example.context_index];
       const std::size_t n = context_length[example.context_index];
-      if (q + 3 + options.doc_stride >= options.max_seq_length && q + n + 3 > options.max_seq_length) {
+      if (q + added + options.doc_stride >= options.max_seq_length && q + n + added > options.max_seq_length) {
         out.problem = "question \"" + example.id + "\": its " + std::to_string(q) +
                       " tokens leave no more than doc_stride (" + std::to_string(options.doc_stride) +
                       ") context tokens per window at max_seq_length " + std::to_string(options.max_seq_length);
@@ -254,16 +274,16 @@ CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const t
       }
       out.question = std::move(question_tokens.ids);
       question_tokens.ids = {};
-      const std::size_t budget = options.max_seq_length - 3 - q;
+      const std::size_t budget = options.max_seq_length - added - q;
       std::uint32_t window = 0;
       detail::for_each_window(n, budget, options.doc_stride, [&](std::size_t first, std::size_t stop) {
         qa_feature f;
         f.example = static_cast<std::uint32_t>(e);
         f.window = window++;
-        f.context_begin = static_cast<std::uint32_t>(q + 2);
+        f.context_begin = static_cast<std::uint32_t>(specials.second_begin(q));
         f.context_tokens = static_cast<std::uint32_t>(stop - first);
         f.context_first = static_cast<std::uint32_t>(first);
-        f.length = static_cast<std::uint32_t>(q + 3 + (stop - first));
+        f.length = static_cast<std::uint32_t>(q + added + (stop - first));
         f.context_ids = first_token;
         if (options.labels)
           detail::label_window(f, std::span<const text::text_span>(result.context_offsets_).subspan(first_token + first, stop - first),
