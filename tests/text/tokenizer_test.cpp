@@ -1,10 +1,11 @@
 // Tests for include/cputrain/text/tokenizer.hpp and special_tokens.hpp: one text and pairs of texts with the special
 // tokens, against Hugging Face's Rust tokenizer (tests/text/data/pair_reference.jsonl, scripts/make_pair_reference.cjs)
 // for BERT's layout (bert-base-uncased from its tokenizer.json and from vocab.txt) and RoBERTa's (the byte-level cut):
-// ids, type ids, offsets, special-tokens masks and sequence ids.
+// ids, type ids, offsets, special-tokens masks, sequence ids and word ids.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -55,6 +56,7 @@ void check_against(const tokenizer& t, const std::vector<nlohmann::json>& record
     CHECK(offsets == r["offsets"].get<std::vector<std::pair<std::uint32_t, std::uint32_t>>>());
     CHECK(special == r["special"].get<std::vector<int>>());
     CHECK(sequence == r["sequence_ids"].get<std::vector<int>>());
+    CHECK(e.word_ids == r["word_ids"].get<std::vector<std::int32_t>>());
   }
 }
 
@@ -120,6 +122,47 @@ TEST_CASE("without special tokens a pair is its two texts, still typed by positi
   CHECK(plain.ids == std::vector<std::int32_t>{7, 8});
   CHECK(plain.type_ids == std::vector<std::int32_t>{0, 1});
   CHECK_THROWS_WITH(none.pad_id("batch"), Catch::Contains("no padding token"));
+}
+
+TEST_CASE("words given already split are tokenized one by one, each token tagged with its word") {
+  // Hugging Face encodes pre-tokenized input word by word (each word through the whole pipeline, word id = its
+  // index, offsets within the word) and merges the words; the npm binding cannot take such input, so this checks
+  // that rule against single-word encodings, which the references above pin down.
+  const tokenizer bert(bert_tokenizer(vocabulary::parse("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\ndon\n'\nt\nhello\n", "small")));
+  const std::vector<std::string> words{"don't", "", "Hello", " ", "[MASK]x"};
+  const encoding e = bert.encode_words(words);
+  CHECK(e.ids == std::vector<std::int32_t>{2, 5, 6, 7, 8, 4, 1, 3});
+  CHECK(e.word_ids == std::vector<std::int32_t>{-1, 0, 0, 0, 2, 4, 4, -1});
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> offsets;
+  for (const auto& s : e.offsets) offsets.emplace_back(s.begin, s.end);
+  CHECK(offsets == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{0, 0}, {0, 3}, {3, 4}, {4, 5}, {0, 5},
+                                                                         {0, 6}, {6, 7}, {0, 0}});
+  const encoding pair = bert.encode_words_pair(std::vector<std::string>{"hello"}, std::vector<std::string>{"t", "don"});
+  CHECK(pair.ids == std::vector<std::int32_t>{2, 8, 3, 7, 5, 3});
+  CHECK(pair.word_ids == std::vector<std::int32_t>{-1, 0, -1, 0, 1, -1});
+  CHECK(pair.type_ids == std::vector<std::int32_t>{0, 0, 0, 1, 1, 1});
+
+  // RoBERTa's needs add_prefix_space, as RobertaTokenizerFast insists for pre-tokenized input.
+  const tokenizer roberta = load_tokenizer(data("gpt2_cut"));
+  CHECK_THROWS_WITH(roberta.encode_words(words), Catch::Contains("needs add_prefix_space"));
+  const cputrain::test::temp_dir dir;
+  std::filesystem::copy_file(data("gpt2_cut/tokenizer.json"), dir.path() / "tokenizer.json");
+  cputrain::test::write_json(dir.path() / "tokenizer_config.json", nlohmann::json{{"add_prefix_space", true}});
+  const tokenizer prefixed = load_tokenizer(dir.path());
+  const std::vector<std::string> names{"New", "York", "<mask>"};
+  const encoding r = prefixed.encode_words(names);
+  std::vector<std::int32_t> expected{prefixed.specials().cls};
+  std::vector<std::int32_t> expected_words{-1};
+  for (std::size_t w = 0; w < names.size(); ++w) {
+    const encoding alone = prefixed.encode(names[w], false);
+    CHECK(alone.ids == prefixed.encode(" " + names[w], false).ids);  // each word gets its prefix space
+    expected.insert(expected.end(), alone.ids.begin(), alone.ids.end());
+    expected_words.insert(expected_words.end(), alone.size(), static_cast<std::int32_t>(w));
+  }
+  expected.push_back(prefixed.specials().sep);
+  expected_words.push_back(-1);
+  CHECK(r.ids == expected);
+  CHECK(r.word_ids == expected_words);
 }
 
 }  // namespace tokenizer_test

@@ -52,6 +52,7 @@ class bert_tokenizer {
     if (text.size() >= 0xFFFFFFFFu) throw text_error("text: 4 GiB or longer; split it before tokenizing");
     word_state& word = scratch();
     word.clear();
+    word.index = 0;
     std::size_t pos = 0;
     std::uint32_t char_index = 0;
     while (pos < text.size()) {
@@ -61,7 +62,7 @@ class bert_tokenizer {
           const auto length = static_cast<std::uint32_t>(special->text.size());
           const auto chars = static_cast<std::uint32_t>(count_code_points(special->text));
           out.push_back(special->id, {char_index, char_index + chars},
-                        {static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos) + length});
+                        {static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos) + length}, word.index++);
           pos += length;
           char_index += chars;
           continue;
@@ -114,6 +115,7 @@ class bert_tokenizer {
     std::string bytes;
     std::vector<std::uint32_t> starts;
     std::vector<origin> origins;
+    std::uint32_t index = 0;  // this word's number in the text (clear() keeps it)
     void clear() noexcept {
       bytes.clear();
       starts.clear();
@@ -209,16 +211,15 @@ class bert_tokenizer {
         break;
       }
       const auto [chars, bytes] = span_of(start, end);
-      out.push_back(*id, chars, bytes);
+      out.push_back(*id, chars, bytes, word.index);
       start = end;
     }
     if (!matched) {
-      out.ids.resize(mark);
-      out.offsets.resize(mark);
-      out.byte_offsets.resize(mark);
+      out.truncate(mark);
       const auto [chars, bytes] = span_of(0, n);
-      out.push_back(vocab_.unk_id(), chars, bytes);
+      out.push_back(vocab_.unk_id(), chars, bytes, word.index);
     }
+    ++word.index;
     word.clear();
   }
 

@@ -74,12 +74,13 @@ class byte_level_bpe_tokenizer {
     added_.split(text, segments);
     char_positions positions(text);
     const std::size_t first = out.size();
+    std::uint32_t word = 0;
     for (const auto& s : segments) {
       if (s.token >= 0) {
         const auto& t = added_.tokens()[static_cast<std::size_t>(s.token)];
-        out.push_back(t.id, positions.chars(s.begin, s.end), {s.begin, s.end});
+        out.push_back(t.id, positions.chars(s.begin, s.end), {s.begin, s.end}, word++);
       } else {
-        encode_segment(text, s.begin, s.end, positions, out);
+        encode_segment(text, s.begin, s.end, positions, out, word);
       }
     }
     if (options_.trim_offsets) trim_offsets(out, first);
@@ -129,8 +130,9 @@ class byte_level_bpe_tokenizer {
     std::vector<std::uint32_t>& before_;
   };
 
+  // Each piece of GPT-2's split is a word: `word_index` numbers them through the text.
   void encode_segment(std::string_view text, std::uint32_t begin, std::uint32_t end, const char_positions& positions,
-                      token_sequence& out) const {
+                      token_sequence& out, std::uint32_t& word_index) const {
     thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> pieces;
     pieces.clear();
     // A prefix space stands before the segment's first byte and is placed on it.
@@ -167,8 +169,9 @@ class byte_level_bpe_tokenizer {
           return begin + (prefix ? (b == 0 ? 0 : b - 1) : b);
         };
         const std::uint32_t from = shift(t.begin), to = shift(t.end - 1) + 1;
-        out.push_back(t.id, positions.chars(from, to), positions.whole_bytes(from, to));
+        out.push_back(t.id, positions.chars(from, to), positions.whole_bytes(from, to), word_index);
       }
+      ++word_index;
     }
   }
 

@@ -4,7 +4,7 @@
 //   roberta  <s> A </s></s> B </s>     type ids all 0 (RoBERTa, XLM-RoBERTa)
 //   none     A B                       nothing added (GPT-2), B typed 1 as Hugging Face types a pair
 // wrap() builds an encoding as Hugging Face's Encoding reports it: ids, type ids, offsets ((0, 0) for the added
-// tokens), special-tokens mask and sequence ids.
+// tokens), special-tokens mask, sequence ids and word ids.
 #pragma once
 
 #include <cstddef>
@@ -21,13 +21,14 @@ namespace cputrain::text {
 enum class special_layout { none, bert, roberta };
 
 /// A text or a pair with the special tokens in place. sequence_ids: 0 for the first text's tokens, 1 for the
-/// second's, -1 for the added special tokens.
+/// second's, -1 for the added special tokens; word_ids: the word within its text, -1 for the added tokens.
 struct encoding {
   std::vector<std::int32_t> ids;
   std::vector<std::int32_t> type_ids;
   std::vector<text_span> offsets;  // code points of the text the token came from; (0, 0) for added tokens
   std::vector<std::uint8_t> special_tokens_mask;
   std::vector<std::int8_t> sequence_ids;
+  std::vector<std::int32_t> word_ids;
 
   [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
 };
@@ -74,6 +75,7 @@ inline void append_special(encoding& e, std::int32_t id, std::int32_t type_id) {
   e.offsets.push_back({0, 0});
   e.special_tokens_mask.push_back(1);
   e.sequence_ids.push_back(-1);
+  e.word_ids.push_back(-1);
 }
 
 inline void append_text(encoding& e, const token_sequence& tokens, std::int32_t type_id, std::int8_t sequence) {
@@ -82,6 +84,7 @@ inline void append_text(encoding& e, const token_sequence& tokens, std::int32_t 
   e.offsets.insert(e.offsets.end(), tokens.offsets.begin(), tokens.offsets.end());
   e.special_tokens_mask.insert(e.special_tokens_mask.end(), tokens.size(), 0);
   e.sequence_ids.insert(e.sequence_ids.end(), tokens.size(), sequence);
+  e.word_ids.insert(e.word_ids.end(), tokens.words.begin(), tokens.words.end());
 }
 
 }  // namespace detail
@@ -98,6 +101,7 @@ inline encoding wrap(const special_tokens& specials, const token_sequence& first
   e.offsets.reserve(total);
   e.special_tokens_mask.reserve(total);
   e.sequence_ids.reserve(total);
+  e.word_ids.reserve(total);
   const bool wraps = add_special && specials.layout != special_layout::none;
   if (wraps) detail::append_special(e, specials.cls, 0);
   detail::append_text(e, first, 0, 0);

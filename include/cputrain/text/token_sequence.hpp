@@ -15,23 +15,34 @@ struct text_span {
   friend bool operator==(const text_span&, const text_span&) = default;
 };
 
-/// Tokens of one text: ids with their offsets into it. Appending encodes keep growing it; clear() reuses memory.
+/// Tokens of one text: ids with their offsets into it and the word each came from (the pre-tokenizer's pieces,
+/// numbered from 0 in each encoded text, as Hugging Face's word_ids()). Appending encodes keep growing it; clear()
+/// reuses memory.
 struct token_sequence {
   std::vector<std::int32_t> ids;
   std::vector<text_span> offsets;       // code points of the original text
   std::vector<text_span> byte_offsets;  // bytes of the original text
+  std::vector<std::uint32_t> words;     // word index within its text
 
   std::size_t size() const noexcept { return ids.size(); }
   bool empty() const noexcept { return ids.empty(); }
-  void clear() noexcept {
-    ids.clear();
-    offsets.clear();
-    byte_offsets.clear();
+  void clear() noexcept { truncate(0); }
+  /// Keeps the first n tokens.
+  void truncate(std::size_t n) {
+    ids.resize(n);
+    offsets.resize(n);
+    byte_offsets.resize(n);
+    words.resize(n);
   }
-  void push_back(std::int32_t id, text_span chars, text_span bytes) {
+  void push_back(std::int32_t id, text_span chars, text_span bytes, std::uint32_t word) {
     ids.push_back(id);
     offsets.push_back(chars);
     byte_offsets.push_back(bytes);
+    words.push_back(word);
+  }
+  /// A token that is a word of its own.
+  void push_back(std::int32_t id, text_span chars, text_span bytes) {
+    push_back(id, chars, bytes, words.empty() ? 0 : words.back() + 1);
   }
 };
 

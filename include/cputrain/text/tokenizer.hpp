@@ -1,14 +1,16 @@
 // cputrain::text::tokenizer — one tokenizer type for every model family: the model's pipeline (WordPiece, or
-// byte-level BPE) with its special tokens, encoding one text or a pair as Hugging Face's fast tokenizers do (ids,
-// type ids, offsets, special-tokens mask, sequence ids). Programs take this type and never ask which family it is;
+// byte-level BPE) with its special tokens, encoding a text, a pair, or words, as Hugging Face's fast tokenizers do
+// (ids, type ids, offsets, special-tokens mask, sequence and word ids). Programs never ask which family it is;
 // load_tokenizer.hpp builds it from a model directory as AutoTokenizer does. Cheap to copy (the pipeline is shared
 // and immutable); thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -72,6 +74,22 @@ class tokenizer {
     return wrap(specials_, a, &b, add_special);
   }
 
+  /// Text already split into words (Hugging Face's is_split_into_words=True, as run_ner.py calls it): each word
+  /// tokenized alone, its tokens' word id the word's index and their offsets within the word. A byte-level tokenizer
+  /// must add a prefix space to each word (add_prefix_space), as RobertaTokenizerFast requires.
+  [[nodiscard]] encoding encode_words(std::span<const std::string> words, bool add_special = true) const {
+    token_sequence tokens;
+    words_into(words, tokens);
+    return wrap(specials_, tokens, nullptr, add_special);
+  }
+  [[nodiscard]] encoding encode_words_pair(std::span<const std::string> first, std::span<const std::string> second,
+                                           bool add_special = true) const {
+    token_sequence a, b;
+    words_into(first, a);
+    words_into(second, b);
+    return wrap(specials_, a, &b, add_special);
+  }
+
   /// The id of `token` in the vocabulary or among the added tokens.
   [[nodiscard]] std::optional<std::int32_t> token_to_id(std::string_view token) const {
     if (const auto* wordpiece = std::get_if<bert_tokenizer>(pipeline_.get())) return wordpiece->vocab().find(token);
@@ -86,6 +104,17 @@ class tokenizer {
   }
 
  private:
+  void words_into(std::span<const std::string> words, token_sequence& out) const {
+    if (const auto* bpe = std::get_if<byte_level_bpe_tokenizer>(pipeline_.get()); bpe && !bpe->options().add_prefix_space)
+      throw text_error("text split into words: a byte-level tokenizer needs add_prefix_space (set it in "
+                       "tokenizer_config.json), as RobertaTokenizerFast does for pre-tokenized input");
+    for (std::size_t w = 0; w < words.size(); ++w) {
+      const std::size_t first = out.size();
+      encode(words[w], out);
+      std::fill(out.words.begin() + static_cast<std::ptrdiff_t>(first), out.words.end(), static_cast<std::uint32_t>(w));
+    }
+  }
+
   std::shared_ptr<const pipeline> pipeline_;
   special_tokens specials_;
 };
