@@ -1,34 +1,117 @@
-// cputrain-tokenize: reads lines of text and prints, for each, the BERT WordPiece ids and the offsets of every
-// token as one JSON line, so a user can compare cputrain's tokenizer with their own:
+// cputrain-tokenize: reads lines of text and prints, for each, the token ids and offsets as one JSON line, with the
+// tokenizer of any model family cputrain reads (WordPiece, byte-level BPE), so a user can compare it with their own:
 //
 //   echo "Hello, world!" | cputrain-tokenize --vocab bert-base-uncased/vocab.txt
 //   {"ids":[7592,1010,2088,999],"offsets":[[0,5],[5,6],[7,12],[12,13]]}
 //
 // Offsets are [begin, end) in code points of the line (what Python's str and Hugging Face's offset_mapping
-// count); --byte-offsets adds them in bytes too. --model DIR reads vocab.txt and tokenizer_config.json from a
-// Hugging Face model directory. Exit status: 0, 1 for unreadable input (invalid UTF-8 names the line), 2 for a
-// bad command line.
+// count); --byte-offsets adds them in bytes too. --model DIR reads a Hugging Face model directory as AutoTokenizer
+// does (tokenizer.json, else vocab.txt or vocab.json + merges.txt, with tokenizer_config.json). --pair reads
+// "first<TAB>second" lines, --words takes each line as words split at whitespace (is_split_into_words); --all adds
+// type ids, the special-tokens mask, sequence ids and word ids. Exit status: 0, 1 for unreadable input (invalid
+// UTF-8 or a line without a tab under --pair names the line), 2 for a bad command line or tokenizer files.
 #include <cputrain/text/load_bert_tokenizer.hpp>
+#include <cputrain/text/load_tokenizer.hpp>
+#include <cputrain/text/tokenizer.hpp>
 
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
 namespace po = boost::program_options;
+namespace text = cputrain::text;
+
+namespace {
+
+struct line_options {
+  bool specials = false, pair = false, words = false, all = false, bytes = false;
+};
+
+nlohmann::ordered_json spans(const std::vector<text::text_span>& spans) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& s : spans) out.push_back({s.begin, s.end});
+  return out;
+}
+
+std::vector<std::string> split_words(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+/// One line as the options ask; throws cputrain::error for input the tokenizer refuses.
+text::encoding encode_line(const text::tokenizer& tokenizer, const std::string& line, const line_options& o) {
+  if (!o.pair) {
+    if (o.words) return tokenizer.encode_words(split_words(line), o.specials);
+    return tokenizer.encode(line, o.specials);
+  }
+  const auto tab = line.find('\t');
+  if (tab == std::string::npos) throw cputrain::usage_error("--pair: no tab between the two texts");
+  const std::string first = line.substr(0, tab), second = line.substr(tab + 1);
+  if (o.words) return tokenizer.encode_words_pair(split_words(first), split_words(second), o.specials);
+  return tokenizer.encode_pair(first, second, o.specials);
+}
+
+nlohmann::ordered_json to_json(const text::encoding& e, const line_options& o) {
+  nlohmann::ordered_json out;
+  out["ids"] = e.ids;
+  out["offsets"] = spans(e.offsets);
+  if (o.bytes) out["byte_offsets"] = spans(e.byte_offsets);
+  if (o.all) {
+    out["type_ids"] = e.type_ids;
+    out["special_tokens_mask"] = e.special_tokens_mask;
+    out["sequence_ids"] = e.sequence_ids;
+    out["word_ids"] = e.word_ids;
+  }
+  return out;
+}
+
+/// The tokenizer the command line names; nullopt after a message when it cannot be loaded.
+std::optional<text::tokenizer> load(const std::string& vocab, const std::string& model, bool cased) {
+  try {
+    if (!vocab.empty()) {
+      text::bert_tokenizer_options defaults;
+      defaults.lower_case = !cased;
+      return text::tokenizer(text::load_bert_tokenizer(vocab, defaults));
+    }
+    text::tokenizer t = text::load_tokenizer(model);
+    if (!cased) return t;
+    const auto* wordpiece = std::get_if<text::bert_tokenizer>(&t.get());
+    if (wordpiece == nullptr) {
+      std::cerr << "cputrain-tokenize: --cased applies to WordPiece tokenizers; " << model << " has a "
+                << t.family() << " tokenizer, which keeps case already\n";
+      return std::nullopt;
+    }
+    auto forced = wordpiece->options();  // the flag wins over tokenizer_config.json
+    forced.lower_case = false;
+    return text::tokenizer(text::tokenizer::pipeline(text::bert_tokenizer(wordpiece->vocab(), forced)), t.specials());
+  } catch (const cputrain::error& e) {
+    std::cerr << "cputrain-tokenize: " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  po::options_description options("cputrain-tokenize: BERT WordPiece ids and offsets of each input line, as JSON");
+  po::options_description options("cputrain-tokenize: token ids and offsets of each input line, as JSON");
   std::string vocab, model, input;
-  options.add_options()("help,h", "show this help")                                                       //
-      ("vocab", po::value(&vocab), "a BERT vocab.txt")                                                     //
-      ("model", po::value(&model), "a Hugging Face model directory (vocab.txt, tokenizer_config.json)")  //
-      ("input", po::value(&input), "read this file instead of standard input")                            //
-      ("cased", "keep case and accents (do_lower_case false)")                                            //
-      ("add-special-tokens", "put [CLS] before and [SEP] after each line, with offsets [0, 0]")           //
+  options.add_options()("help,h", "show this help")                                                                //
+      ("vocab", po::value(&vocab), "a BERT vocab.txt")                                                              //
+      ("model", po::value(&model), "a Hugging Face model directory, or its tokenizer.json")                         //
+      ("input", po::value(&input), "read this file instead of standard input")                                     //
+      ("cased", "keep case and accents (WordPiece: do_lower_case false)")                                          //
+      ("add-special-tokens", "add the model's special tokens ([CLS] ... [SEP], <s> ... </s>), offsets [0, 0]")      //
+      ("pair", "each line is two texts separated by a tab, encoded as a pair")                                     //
+      ("words", "each line is words split at whitespace (is_split_into_words)")                                    //
+      ("all", "also print type_ids, special_tokens_mask, sequence_ids and word_ids")                               //
       ("byte-offsets", "also print the offsets in bytes");
   po::variables_map args;
   try {
@@ -46,21 +129,8 @@ int main(int argc, char** argv) {
     std::cerr << "cputrain-tokenize: give exactly one of --vocab FILE or --model DIR\n" << options;
     return 2;
   }
-
-  std::optional<cputrain::text::bert_tokenizer> tokenizer;
-  try {
-    cputrain::text::bert_tokenizer_options defaults;
-    if (args.count("cased")) defaults.lower_case = false;
-    tokenizer.emplace(cputrain::text::load_bert_tokenizer(vocab.empty() ? model : vocab, defaults));
-    if (args.count("cased")) {  // the flag wins over tokenizer_config.json
-      auto forced = tokenizer->options();
-      forced.lower_case = false;
-      tokenizer.emplace(tokenizer->vocab(), forced);
-    }
-  } catch (const cputrain::error& e) {
-    std::cerr << "cputrain-tokenize: " << e.what() << "\n";
-    return 2;
-  }
+  const auto tokenizer = load(vocab, model, args.count("cased") > 0);
+  if (!tokenizer) return 2;
 
   std::ifstream file;
   if (!input.empty()) {
@@ -72,32 +142,23 @@ int main(int argc, char** argv) {
   }
   std::istream& in = input.empty() ? std::cin : file;
   const std::string source = input.empty() ? "standard input" : input;
-  const bool specials = args.count("add-special-tokens") > 0;
-  const bool bytes = args.count("byte-offsets") > 0;
+  line_options o;
+  o.specials = args.count("add-special-tokens") > 0;
+  o.pair = args.count("pair") > 0;
+  o.words = args.count("words") > 0;
+  o.all = args.count("all") > 0;
+  o.bytes = args.count("byte-offsets") > 0;
 
-  cputrain::text::token_sequence tokens;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    tokens.clear();
-    if (specials) tokens.push_back(tokenizer->vocab().cls_id(), {}, {});
     try {
-      tokenizer->encode(line, tokens);
+      std::cout << to_json(encode_line(*tokenizer, line, o), o).dump() << "\n";
     } catch (const cputrain::error& e) {
       std::cout.flush();
       std::cerr << "cputrain-tokenize: " << source << ": line " << number << ": " << e.what() << "\n";
       return 1;
     }
-    if (specials) tokens.push_back(tokenizer->vocab().sep_id(), {}, {});
-    nlohmann::ordered_json out;
-    out["ids"] = tokens.ids;
-    auto& offsets = out["offsets"] = nlohmann::ordered_json::array();
-    for (const auto& s : tokens.offsets) offsets.push_back({s.begin, s.end});
-    if (bytes) {
-      auto& byte_offsets = out["byte_offsets"] = nlohmann::ordered_json::array();
-      for (const auto& s : tokens.byte_offsets) byte_offsets.push_back({s.begin, s.end});
-    }
-    std::cout << out.dump() << "\n";
   }
   if (in.bad()) {
     std::cerr << "cputrain-tokenize: " << source << ": read error\n";

@@ -25,7 +25,8 @@ enum class special_layout { none, bert, roberta };
 struct encoding {
   std::vector<std::int32_t> ids;
   std::vector<std::int32_t> type_ids;
-  std::vector<text_span> offsets;  // code points of the text the token came from; (0, 0) for added tokens
+  std::vector<text_span> offsets;       // code points of the text the token came from; (0, 0) for added tokens
+  std::vector<text_span> byte_offsets;  // the same in bytes
   std::vector<std::uint8_t> special_tokens_mask;
   std::vector<std::int8_t> sequence_ids;
   std::vector<std::int32_t> word_ids;
@@ -73,6 +74,7 @@ inline void append_special(encoding& e, std::int32_t id, std::int32_t type_id) {
   e.ids.push_back(id);
   e.type_ids.push_back(type_id);
   e.offsets.push_back({0, 0});
+  e.byte_offsets.push_back({0, 0});
   e.special_tokens_mask.push_back(1);
   e.sequence_ids.push_back(-1);
   e.word_ids.push_back(-1);
@@ -82,6 +84,7 @@ inline void append_text(encoding& e, const token_sequence& tokens, std::int32_t 
   e.ids.insert(e.ids.end(), tokens.ids.begin(), tokens.ids.end());
   e.type_ids.insert(e.type_ids.end(), tokens.size(), type_id);
   e.offsets.insert(e.offsets.end(), tokens.offsets.begin(), tokens.offsets.end());
+  e.byte_offsets.insert(e.byte_offsets.end(), tokens.byte_offsets.begin(), tokens.byte_offsets.end());
   e.special_tokens_mask.insert(e.special_tokens_mask.end(), tokens.size(), 0);
   e.sequence_ids.insert(e.sequence_ids.end(), tokens.size(), sequence);
   e.word_ids.insert(e.word_ids.end(), tokens.words.begin(), tokens.words.end());
@@ -99,6 +102,7 @@ inline encoding wrap(const special_tokens& specials, const token_sequence& first
   e.ids.reserve(total);
   e.type_ids.reserve(total);
   e.offsets.reserve(total);
+  e.byte_offsets.reserve(total);
   e.special_tokens_mask.reserve(total);
   e.sequence_ids.reserve(total);
   e.word_ids.reserve(total);
