@@ -78,7 +78,7 @@ inline byte_level_bpe_file load_byte_level_bpe_files(const std::filesystem::path
   const detail::json_at vocab(vocab_file, vocab_json, "");
   if (!vocab_json.is_object()) vocab.expected("an object of token ids by token");
   token_ids ids;
-  for (const auto& [token, id] : vocab_json.items()) ids.emplace(token, vocab[token.c_str()].id());
+  for (const auto& [token, id] : vocab_json.items()) ids.emplace(token, vocab.member(token, id).model_id());
   nlohmann::json config_json = nlohmann::json::object();
   const auto config_file = dir / "tokenizer_config.json";
   std::error_code ec;

@@ -28,6 +28,9 @@ namespace cputrain::text {
 /// file (and the JSON path) for anything missing, malformed or not implemented.
 CPUTRAIN_DECL tokenizer load_tokenizer(const std::filesystem::path& path);
 
+/// A tokenizer from one tokenizer.json file (whatever its name), without a tokenizer_config.json.
+CPUTRAIN_DECL tokenizer load_tokenizer_json(const std::filesystem::path& file);
+
 #if CPUTRAIN_DEFINE_FUNCTIONS
 namespace detail {
 
@@ -152,13 +155,16 @@ inline void check_vocab_size(const tokenizer& t, const std::filesystem::path& co
 
 }  // namespace detail
 
+CPUTRAIN_DECL tokenizer load_tokenizer_json(const std::filesystem::path& file) {
+  const nlohmann::json empty = nlohmann::json::object();
+  return detail::from_tokenizer_json(file, detail::json_at(file, empty, ""));
+}
+
 CPUTRAIN_DECL tokenizer load_tokenizer(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw text_error(path.string() + ": no such file or directory");
-  const nlohmann::json empty = nlohmann::json::object();
   if (!std::filesystem::is_directory(path, ec)) {
-    const detail::json_at no_config(path, empty, "");
-    if (path.extension() == ".json") return detail::from_tokenizer_json(path, no_config);
+    if (path.extension() == ".json") return load_tokenizer_json(path);
     return tokenizer(load_bert_tokenizer(path));
   }
   const auto config_file = path / "tokenizer_config.json";

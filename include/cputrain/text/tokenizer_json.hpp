@@ -56,6 +56,10 @@ class json_at {
     const auto it = value_.find(key);
     return {file_, it == value_.end() ? null_value : *it, path_.empty() ? key : path_ + "." + key};
   }
+  /// `value`, one of this object's members, at path `key` (for iterating over items()).
+  [[nodiscard]] json_at member(const std::string& key, const nlohmann::json& value) const {
+    return {file_, value, path_.empty() ? key : path_ + "." + key};
+  }
   [[nodiscard]] json_at at(std::size_t i) const {
     return {file_, value_.at(i), path_ + "[" + std::to_string(i) + "]"};
   }
@@ -75,6 +79,13 @@ class json_at {
         value_.get<std::int64_t>() > std::numeric_limits<std::int32_t>::max())
       expected("a token id (an integer from 0 to 2^31 - 1)");
     return static_cast<std::int32_t>(value_.get<std::int64_t>());
+  }
+  /// A vocabulary id: below 2^24, so a file cannot make the tokenizer size its tables for 2^31 ids (the largest
+  /// vocabularies in use have about 2^18 tokens).
+  [[nodiscard]] std::int32_t model_id() const {
+    const std::int32_t v = id();
+    if (v >= (1 << 24)) fail("is " + std::to_string(v) + "; cputrain takes vocabulary ids below 16777216");
+    return v;
   }
   [[nodiscard]] std::optional<std::string> optional_string() const {
     if (value_.is_null()) return std::nullopt;
@@ -164,7 +175,7 @@ inline bpe_model read_bpe_model(const json_at& model, const std::string& source)
   if (!vocab.value().is_object()) vocab.expected("an object of token ids by token");
   token_ids ids;
   ids.reserve(vocab.value().size());
-  for (const auto& [token, id] : vocab.value().items()) ids.emplace(token, vocab[token.c_str()].id());
+  for (const auto& [token, id] : vocab.value().items()) ids.emplace(token, vocab.member(token, id).model_id());
   bpe_options options;
   options.unk_token = model["unk_token"].optional_string();
   options.continuing_subword_prefix = model["continuing_subword_prefix"].optional_string().value_or("");

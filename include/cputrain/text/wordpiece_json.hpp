@@ -47,7 +47,7 @@ inline std::vector<std::string> read_dense_vocab(const json_at& vocab) {
   std::vector<std::string> tokens(vocab.value().size());
   std::vector<char> seen(tokens.size(), 0);
   for (const auto& [token, value] : vocab.value().items()) {
-    const json_at at = vocab[token.c_str()];
+    const json_at at = vocab.member(token, value);
     const auto id = static_cast<std::size_t>(at.id());
     if (id >= tokens.size())
       at.fail("is " + std::to_string(id) + ", but the " + std::to_string(tokens.size()) +
