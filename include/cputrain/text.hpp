@@ -17,6 +17,7 @@
 #include "cputrain/text/token_sequence.hpp"       // IWYU pragma: export
 #include "cputrain/text/tokenizer.hpp"            // IWYU pragma: export
 #include "cputrain/text/tokenizer_json.hpp"       // IWYU pragma: export
+#include "cputrain/text/tokenizer_json_writer.hpp" // IWYU pragma: export
 #include "cputrain/text/utf8.hpp"                 // IWYU pragma: export
 #include "cputrain/text/vocabulary.hpp"           // IWYU pragma: export
 #include "cputrain/text/wordpiece_json.hpp"       // IWYU pragma: export

@@ -50,7 +50,7 @@ class bpe_model {
   /// text_error naming `source` and the first merge that is not.
   bpe_model(token_ids vocab, const std::vector<std::pair<std::string, std::string>>& merges, bpe_options options,
             const std::string& source)
-      : vocab_(std::move(vocab)), options_(std::move(options)) {
+      : vocab_(std::move(vocab)), options_(std::move(options)), merge_list_(merges) {
     const std::size_t prefix = options_.continuing_subword_prefix.size();
     for (std::size_t rank = 0; rank < merges.size(); ++rank) {
       const auto& [a, b] = merges[rank];
@@ -76,6 +76,8 @@ class bpe_model {
     return it->second;
   }
   [[nodiscard]] const token_ids& vocab() const noexcept { return vocab_; }
+  /// The merges as given, in rank order (for writing the model out again).
+  [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& merges() const noexcept { return merge_list_; }
   [[nodiscard]] const bpe_options& options() const noexcept { return options_; }
 
   /// Appends the tokens of `word` (valid UTF-8) to `out`.
@@ -210,6 +212,7 @@ class bpe_model {
   token_ids vocab_;
   bpe_options options_;
   std::unordered_map<std::uint64_t, merge> merges_;
+  std::vector<std::pair<std::string, std::string>> merge_list_;
   std::optional<std::int32_t> unk_id_;
 };
 

@@ -1,0 +1,93 @@
+// cputrain::text::to_tokenizer_json — a byte-level BPE tokenizer written back as the tokenizer.json Hugging Face's
+// tokenizers would save for it (ByteLevel pre-tokenizer, BPE model with its merges in rank order, added tokens, the
+// layout's post-processor), so a model cputrain saves loads with AutoTokenizer and with load_tokenizer alike.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/text/byte_level_bpe.hpp"
+#include "cputrain/text/special_tokens.hpp"
+#include "cputrain/text/text_error.hpp"
+
+namespace cputrain::text {
+
+namespace detail {
+
+inline nlohmann::ordered_json bpe_model_json(const bpe_model& model) {
+  std::vector<std::pair<std::string, std::int32_t>> by_id(model.vocab().begin(), model.vocab().end());
+  std::sort(by_id.begin(), by_id.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
+  for (const auto& [token, id] : by_id) vocab[token] = id;
+  nlohmann::ordered_json merges = nlohmann::ordered_json::array();
+  for (const auto& [a, b] : model.merges()) merges.push_back({a, b});
+  const bpe_options& o = model.options();
+  return {{"type", "BPE"},
+          {"dropout", nullptr},
+          {"unk_token", o.unk_token ? nlohmann::ordered_json(*o.unk_token) : nlohmann::ordered_json(nullptr)},
+          {"continuing_subword_prefix", o.continuing_subword_prefix.empty()
+                                            ? nlohmann::ordered_json(nullptr)
+                                            : nlohmann::ordered_json(o.continuing_subword_prefix)},
+          {"end_of_word_suffix", o.end_of_word_suffix.empty() ? nlohmann::ordered_json(nullptr)
+                                                              : nlohmann::ordered_json(o.end_of_word_suffix)},
+          {"fuse_unk", o.fuse_unk},
+          {"byte_fallback", o.byte_fallback},
+          {"ignore_merges", o.ignore_merges},
+          {"vocab", std::move(vocab)},
+          {"merges", std::move(merges)}};
+}
+
+inline nlohmann::ordered_json post_processor_json(const byte_level_bpe_tokenizer& t, const special_tokens& specials,
+                                                  const std::string& cls, const std::string& sep) {
+  const byte_level_options& o = t.options();
+  switch (specials.layout) {
+    case special_layout::none:
+      return {{"type", "ByteLevel"}, {"add_prefix_space", o.add_prefix_space}, {"trim_offsets", o.trim_offsets},
+              {"use_regex", o.use_regex}};
+    case special_layout::roberta:
+      return {{"type", "RobertaProcessing"}, {"sep", {sep, specials.sep}}, {"cls", {cls, specials.cls}},
+              {"trim_offsets", o.trim_offsets}, {"add_prefix_space", o.add_prefix_space}};
+    case special_layout::bert:
+      return {{"type", "BertProcessing"}, {"sep", {sep, specials.sep}}, {"cls", {cls, specials.cls}}};
+  }
+  return nullptr;
+}
+
+}  // namespace detail
+
+/// The tokenizer.json of `t` with `specials`. Throws text_error when a special token's id has no token.
+inline nlohmann::ordered_json to_tokenizer_json(const byte_level_bpe_tokenizer& t, const special_tokens& specials) {
+  const auto token_of = [&](std::int32_t id) -> std::string {
+    for (const auto& a : t.added_tokens().tokens())
+      if (a.id == id) return a.content;
+    for (const auto& [token, i] : t.model().vocab())
+      if (i == id) return token;
+    throw text_error("tokenizer.json: no token has the special id " + std::to_string(id));
+  };
+  const bool wraps = specials.layout != special_layout::none;
+  const std::string cls = wraps ? token_of(specials.cls) : "", sep = wraps ? token_of(specials.sep) : "";
+  nlohmann::ordered_json added = nlohmann::ordered_json::array();
+  for (const auto& a : t.added_tokens().tokens())
+    added.push_back({{"id", a.id}, {"content", a.content}, {"single_word", a.single_word}, {"lstrip", a.lstrip},
+                     {"rstrip", a.rstrip}, {"normalized", a.normalized}, {"special", a.special}});
+  const byte_level_options& o = t.options();
+  return {{"version", "1.0"},
+          {"truncation", nullptr},
+          {"padding", nullptr},
+          {"added_tokens", std::move(added)},
+          {"normalizer", nullptr},
+          {"pre_tokenizer",
+           {{"type", "ByteLevel"}, {"add_prefix_space", o.add_prefix_space}, {"trim_offsets", o.trim_offsets},
+            {"use_regex", o.use_regex}}},
+          {"post_processor", detail::post_processor_json(t, specials, cls, sep)},
+          {"decoder",
+           {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
+          {"model", detail::bpe_model_json(t.model())}};
+}
+
+}  // namespace cputrain::text
