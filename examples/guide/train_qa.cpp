@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
     ct::numa_arenas arenas(layout.nodes, layout.threads);
 
     return arenas.execute(0, [&] {
-      // Model and tokenizer: a config.json and vocab.txt as Hugging Face writes them.
-      const auto tokenizer = ct::text::load_bert_tokenizer(data / "model");
+      // Model and tokenizer: config.json and the tokenizer files as Hugging Face writes them.
+      const auto tokenizer = ct::text::load_tokenizer(data / "model");
       const auto config = ct::io::read_bert_config(data / "model" / "config.json");
       ct::nn::bert_qa<policy> model(config, /*init_seed=*/42);
       // To fine-tune instead: ct::io::load_weights(model, dir / "model.safetensors", ct::io::weight_loading::pretrained);

@@ -64,7 +64,7 @@ ct::data::squad_dataset load(const std::optional<std::string>& file, std::option
   return data;
 }
 
-ct::data::qa_features featurize(const ct::data::squad_dataset& data, const ct::text::bert_tokenizer& tokenizer,
+ct::data::qa_features featurize(const ct::data::squad_dataset& data, const ct::text::tokenizer& tokenizer,
                                 const ct::cli::training_args& args, std::size_t max_seq_length, bool labels,
                                 std::optional<int> max_samples) {
   ct::data::qa_feature_options options;
@@ -144,7 +144,7 @@ void load_pretrained(Model& model, const ct::train::model_files& files) {
 // reached.
 template <class Trainer, class Model>
 double train_and_save(Trainer& trainer, const Model& model, const ct::cli::training_args& args,
-                      const ct::text::bert_tokenizer& tokenizer, const ct::data::squad_dataset& data,
+                      const ct::text::tokenizer& tokenizer, const ct::data::squad_dataset& data,
                       const ct::data::qa_features& features, const std::optional<fs::path>& resume,
                       communicator& comm) {
   const auto plan = trainer.plan_for(features.size());
@@ -173,7 +173,7 @@ double train_and_save(Trainer& trainer, const Model& model, const ct::cli::train
 
 template <class Policy>
 int run(const ct::cli::training_args& args, const ct::train::model_files& files, const ct::nn::bert_config& config,
-        const ct::text::bert_tokenizer& tokenizer, std::size_t max_seq_length,
+        const ct::text::tokenizer& tokenizer, std::size_t max_seq_length,
         const std::optional<fs::path>& resume, communicator& comm, std::size_t ranks_here) {
   // The training features first: they are part of what the process holds when the model is built on top.
   std::optional<ct::data::squad_dataset> train_data;
@@ -188,7 +188,7 @@ int run(const ct::cli::training_args& args, const ct::train::model_files& files,
   load_pretrained(model, files);
   ct::train::trainer_callbacks callbacks;
   callbacks.save_tokenizer = [&](const fs::path& dir) {
-    ct::train::save_tokenizer(tokenizer, config.max_position_embeddings, dir);
+    ct::train::save_tokenizer(tokenizer, config.max_sequence_length(), dir);
   };
   ct::train::qa_trainer<Policy> trainer(model, ct::cli::to_training_options(args), comm, callbacks);
   const bool writer = trainer.is_main_process();
@@ -224,15 +224,16 @@ int run(const ct::cli::training_args& args, const ct::train::model_files& files,
 
 int run_qa(const ct::cli::training_args& args, communicator& comm, std::size_t ranks_here) {
   const auto files = ct::train::find_model_files(ct::cli::to_model_sources(args));
-  const auto tokenizer = ct::text::load_bert_tokenizer(files.tokenizer);
+  // Checked against the config.json this run uses (maybe --config_name's), naming both files, just below.
+  const auto tokenizer = ct::text::load_tokenizer(files.tokenizer, {.check_config_vocab_size = false});
   const auto config = ct::io::read_bert_config(files.config);
   ct::train::check_model_fits_tokenizer(files, config, tokenizer);
   auto max_seq_length = static_cast<std::size_t>(args.max_seq_length);
-  if (max_seq_length > static_cast<std::size_t>(config.max_position_embeddings)) {
+  if (max_seq_length > static_cast<std::size_t>(config.max_sequence_length())) {
     say("notice: --max_seq_length " + std::to_string(max_seq_length) + " is longer than the model's " +
-        std::to_string(config.max_position_embeddings) + " positions; using " +
-        std::to_string(config.max_position_embeddings) + " (as run_qa.py does)");
-    max_seq_length = static_cast<std::size_t>(config.max_position_embeddings);
+        std::to_string(config.max_sequence_length()) + " positions; using " +
+        std::to_string(config.max_sequence_length()) + " (as run_qa.py does)");
+    max_seq_length = static_cast<std::size_t>(config.max_sequence_length());
   }
   if (static_cast<std::size_t>(args.doc_stride) >= max_seq_length)
     throw ct::usage_error("--doc_stride " + std::to_string(args.doc_stride) + " must be smaller than the sequence length " +

@@ -63,6 +63,35 @@ PY
     grep -q '"loss"' "$WORK/log" || fail "no log entries printed"
     echo "eval_f1 = $f1"
     ;;
+  roberta)
+    # RoBERTa's layout end to end: a tiny RoBERTa over the byte-level cut's tokenizer.json (<s> q </s></s> c </s>,
+    # type ids 0, one token type, positions after the padding id) learns the same file by heart (F1 >= 90), and the
+    # saved directory holds a tokenizer.json that reads back the same.
+    cut="$(dirname "$0")/../text/data/gpt2_cut"
+    mkdir -p "$WORK/r" && cp "$cut/tokenizer.json" "$WORK/r/"
+    cat > "$WORK/r/config.json" <<JSON
+{"architectures": ["RobertaForQuestionAnswering"], "model_type": "roberta", "vocab_size": 3261, "hidden_size": 64,
+ "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 128, "max_position_embeddings": 3386,
+ "type_vocab_size": 1, "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0, "layer_norm_eps": 1e-5,
+ "initializer_range": 0.02, "pad_token_id": 3257, "hidden_act": "gelu"}
+JSON
+    "$RUN_QA" --config_name "$WORK/r" --tokenizer_name "$WORK/r" "${TRAIN[@]}" --do_train --do_eval \
+      --learning_rate 1e-3 --num_train_epochs 150 --warmup_ratio 0.1 --logging_steps 100 --save_steps 100000 \
+      --output_dir "$WORK/out" > "$WORK/log" 2>&1 || fail "run_qa failed: $(tail -5 "$WORK/log")"
+    f1=$(json_value "$WORK/out/eval_results.json" eval_f1)
+    python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 90 else 1)" "$f1" || fail "eval_f1 $f1 < 90"
+    for f in model.safetensors config.json tokenizer.json tokenizer_config.json special_tokens_map.json; do
+      [ -s "$WORK/out/$f" ] || fail "output_dir has no $f"
+    done
+    [ "$(json_value "$WORK/out/tokenizer_config.json" tokenizer_class)" = RobertaTokenizer ] || fail "not RobertaTokenizer"
+    [ "$(json_value "$WORK/out/config.json" model_type)" = roberta ] || fail "config.json is not RoBERTa's"
+    # A tokenizer whose padding id is not the config's is refused: RoBERTa's positions count from it.
+    sed 's/"pad_token_id": 3257/"pad_token_id": 1/' "$WORK/r/config.json" > "$WORK/r/bad.json"
+    mkdir -p "$WORK/bad" && cp "$WORK/r/bad.json" "$WORK/bad/config.json"
+    expect_exit 2 "pad_token_id = 1, but the tokenizer pads with 3257" -- "$RUN_QA" --config_name "$WORK/bad" \
+      --tokenizer_name "$WORK/r" "${TRAIN[@]}" --do_train --max_steps 1 --output_dir "$WORK/o"
+    echo "eval_f1 = $f1"
+    ;;
   resume|resume-bf16)
     # A run resumed from its step-10 checkpoint (named, or found in output_dir) ends bit-identical to one that
     # never stopped; older checkpoints beyond save_total_limit are gone. resume-bf16: the same with bf16 products.

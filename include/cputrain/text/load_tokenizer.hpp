@@ -24,9 +24,15 @@
 
 namespace cputrain::text {
 
+struct tokenizer_load_options {
+  /// Refuse a tokenizer whose ids the directory's config.json's vocab_size does not cover. A program that takes its
+  /// model's config from elsewhere (run_qa's --config_name) turns this off and checks against that config.
+  bool check_config_vocab_size = true;
+};
+
 /// A tokenizer from a model directory, or from one tokenizer.json or vocab.txt file. Throws text_error naming the
 /// file (and the JSON path) for anything missing, malformed or not implemented.
-CPUTRAIN_DECL tokenizer load_tokenizer(const std::filesystem::path& path);
+CPUTRAIN_DECL tokenizer load_tokenizer(const std::filesystem::path& path, tokenizer_load_options options = {});
 
 /// A tokenizer from one tokenizer.json file (whatever its name), without a tokenizer_config.json.
 CPUTRAIN_DECL tokenizer load_tokenizer_json(const std::filesystem::path& file);
@@ -160,7 +166,7 @@ CPUTRAIN_DECL tokenizer load_tokenizer_json(const std::filesystem::path& file) {
   return detail::from_tokenizer_json(file, detail::json_at(file, empty, ""));
 }
 
-CPUTRAIN_DECL tokenizer load_tokenizer(const std::filesystem::path& path) {
+CPUTRAIN_DECL tokenizer load_tokenizer(const std::filesystem::path& path, tokenizer_load_options options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw text_error(path.string() + ": no such file or directory");
   if (!std::filesystem::is_directory(path, ec)) {
@@ -177,7 +183,7 @@ CPUTRAIN_DECL tokenizer load_tokenizer(const std::filesystem::path& path) {
   tokenizer t = std::filesystem::exists(json_file, ec) ? detail::from_tokenizer_json(json_file, config)
                                                         : detail::from_legacy_files(path, config, model_config);
   t = detail::with_named_specials(std::move(t), config);
-  detail::check_vocab_size(t, model_config_file, model_config);
+  if (options.check_config_vocab_size) detail::check_vocab_size(t, model_config_file, model_config);
   return t;
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS

@@ -11,7 +11,7 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/model_weights.hpp"
 #include "cputrain/nn/bert_qa.hpp"
-#include "cputrain/text/bert_tokenizer.hpp"
+#include "cputrain/text/tokenizer.hpp"
 #include "cputrain/train/model_files.hpp"
 #include "cputrain/train/qa_trainer.hpp"
 
@@ -27,7 +27,7 @@
   prefix void ::cputrain::io::save_weights<::cputrain::nn::bert_qa<Policy>>(const ::cputrain::nn::bert_qa<Policy>&, \
                                                                             const ::std::filesystem::path&);        \
   prefix void ::cputrain::train::save_pretrained<::cputrain::nn::bert_qa<Policy>>(                                \
-      const ::std::filesystem::path&, const ::cputrain::nn::bert_qa<Policy>&, const ::cputrain::text::bert_tokenizer&)
+      const ::std::filesystem::path&, const ::cputrain::nn::bert_qa<Policy>&, const ::cputrain::text::tokenizer&)
 
 #if defined(CPUTRAIN_SEPARATE_COMPILATION)
 /// In a header of the program, after the policy's alias, at global scope: the instances are in one source file.

@@ -1,4 +1,4 @@
-// A Hugging Face BERT model directory, in and out: find_model_files (what --model_name_or_path, --config_name and
+// A Hugging Face model directory, in and out: find_model_files (what --model_name_or_path, --config_name and
 // --tokenizer_name point at, or a usage_error naming the flag; a pickle checkpoint gets the command converting it),
 // check_model_fits_tokenizer (a vocabulary the model's embeddings cannot index), and save_pretrained (the
 // directory transformers' save_pretrained writes, which AutoModelForQuestionAnswering / AutoTokenizer load).
@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,9 @@
 #include "cputrain/io/model_weights.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/load_bert_tokenizer.hpp"
+#include "cputrain/text/special_tokens.hpp"
+#include "cputrain/text/tokenizer.hpp"
+#include "cputrain/text/tokenizer_json_writer.hpp"
 
 namespace cputrain::train {
 
@@ -26,7 +30,7 @@ namespace cputrain::train {
 struct model_files {
   std::filesystem::path config;                  // config.json
   std::optional<std::filesystem::path> weights;  // model.safetensors; none: a new model
-  std::filesystem::path tokenizer;               // a directory with vocab.txt, or a vocab.txt
+  std::filesystem::path tokenizer;               // a model directory (tokenizer.json, vocab.txt, ...) or one file
 };
 
 /// Where the model comes from, as run_qa.py's ModelArguments name it (local paths only).
@@ -98,18 +102,37 @@ inline model_files find_model_files(const model_sources& sources) {
   } else {
     files.tokenizer = files.config.parent_path();
   }
-  const fs::path vocab = fs::is_directory(files.tokenizer, ec) ? files.tokenizer / "vocab.txt" : files.tokenizer;
-  if (!fs::is_regular_file(vocab, ec))
+  const bool has_tokenizer =
+      fs::is_directory(files.tokenizer, ec)
+          ? fs::is_regular_file(files.tokenizer / "tokenizer.json", ec) ||
+                fs::is_regular_file(files.tokenizer / "vocab.txt", ec) ||
+                fs::is_regular_file(files.tokenizer / "vocab.json", ec)
+          : fs::is_regular_file(files.tokenizer, ec);
+  if (!has_tokenizer)
     throw usage_error((sources.tokenizer_name ? "--tokenizer_name " : "the tokenizer ") + files.tokenizer.string() +
-                      ": no vocab.txt (give --tokenizer_name with a directory holding the model's vocab.txt)");
+                      ": no tokenizer.json, vocab.txt or vocab.json (give --tokenizer_name with a directory holding "
+                      "the model's tokenizer files)");
   return files;
 }
 
+namespace detail {
+
+/// A QA window is a sentence pair: the context's type id (1 in BERT's layout, 0 in RoBERTa's) must have an
+/// embedding.
+inline void check_type_vocab(const model_files& files, const nn::bert_config& config, std::int32_t context_type) {
+  if (config.type_vocab_size <= context_type)
+    throw usage_error(files.config.string() + ": type_vocab_size = " + std::to_string(config.type_vocab_size) +
+                      ", but question answering feeds question and context as a sentence pair (token types 0 "
+                      "and 1): it needs type_vocab_size >= 2");
+}
+
+}  // namespace detail
+
 /// Refuses, before any work, a model whose embeddings the inputs would index past: the tokenizer's vocabulary
-/// larger than config.json's vocab_size (its last ids have no word embedding), or a type_vocab_size below 2 (a
-/// QA window is a sentence pair: question tokens have type 0, context tokens type 1). Both happen when a
-/// config.json and a vocab.txt from different models meet; the batch check in the model would only catch them
-/// at the first step, naming neither file.
+/// larger than config.json's vocab_size (its last ids have no word embedding), or a type_vocab_size below 2 where
+/// the layout types the context 1 (a QA window is a sentence pair: question tokens have type 0, context tokens
+/// type 1). Both happen when a config.json and a tokenizer from different models meet; the batch check in the
+/// model would only catch them at the first step, naming neither file.
 inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
                                        const text::bert_tokenizer& tokenizer) {
   const std::size_t tokens = tokenizer.vocab().size();
@@ -118,10 +141,27 @@ inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_
                       " tokens, more than vocab_size " + std::to_string(config.vocab_size) + " in " +
                       files.config.string() + ": ids from " + std::to_string(config.vocab_size) +
                       " up would index past the word embeddings (are both files from the same model?)");
-  if (config.type_vocab_size < 2)
-    throw usage_error(files.config.string() + ": type_vocab_size = " + std::to_string(config.type_vocab_size) +
-                      ", but question answering feeds question and context as a sentence pair (token types 0 "
-                      "and 1): it needs type_vocab_size >= 2");
+  detail::check_type_vocab(files, config, 1);
+}
+
+/// The same for a tokenizer of any family.
+inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
+                                       const text::tokenizer& tokenizer) {
+  if (const auto* wordpiece = std::get_if<text::bert_tokenizer>(&tokenizer.get()); wordpiece &&
+      tokenizer.specials().layout == text::special_layout::bert)
+    return check_model_fits_tokenizer(files, config, *wordpiece);
+  const std::size_t ids = tokenizer.id_count();
+  if (ids > static_cast<std::size_t>(config.vocab_size))
+    throw usage_error("the " + std::string(tokenizer.family()) + " tokenizer " + files.tokenizer.string() +
+                      " gives ids up to " + std::to_string(ids - 1) + ", beyond vocab_size " +
+                      std::to_string(config.vocab_size) + " in " + files.config.string() +
+                      ": they would index past the word embeddings (are both from the same model?)");
+  detail::check_type_vocab(files, config, tokenizer.specials().second_type_id());
+  if (config.positions_after_padding() && tokenizer.specials().pad != config.pad_token_id)
+    throw usage_error(files.config.string() + ": pad_token_id = " + std::to_string(config.pad_token_id) +
+                      ", but the tokenizer pads with " +
+                      (tokenizer.specials().pad ? std::to_string(*tokenizer.specials().pad) : std::string("no token")) +
+                      ": RoBERTa's positions count from the padding id, so the two must agree");
 }
 
 /// Writes vocab.txt, tokenizer_config.json and special_tokens_map.json for `tokenizer` into `dir`.
@@ -179,13 +219,53 @@ CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int mod
   return lines;
 }
 
+/// Writes a tokenizer of any family: WordPiece as above; byte-level BPE as tokenizer.json, tokenizer_config.json
+/// (the layout's tokenizer class, add_prefix_space, trim_offsets, the special tokens) and special_tokens_map.json.
+CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_max_length,
+                                  const std::filesystem::path& dir);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_max_length,
+                                  const std::filesystem::path& dir) {
+  if (const auto* wordpiece = std::get_if<text::bert_tokenizer>(&tokenizer.get()))
+    return save_tokenizer(*wordpiece, model_max_length, dir);
+  const auto& bpe = std::get<text::byte_level_bpe_tokenizer>(tokenizer.get());
+  const text::special_tokens& specials = tokenizer.specials();
+  io::write_file_atomically(dir / "tokenizer.json", text::to_tokenizer_json(bpe, specials).dump(2) + "\n");
+  nlohmann::ordered_json map;
+  const auto name = [&](const char* key, std::optional<std::int32_t> id) {
+    if (!id) return;
+    for (const auto& a : bpe.added_tokens().tokens())
+      if (a.id == *id) map[key] = a.content;
+    if (map.contains(key)) return;
+    for (const auto& [token, i] : bpe.model().vocab())
+      if (i == *id) map[key] = token;
+  };
+  const bool wraps = specials.layout != text::special_layout::none;
+  name("bos_token", wraps ? std::optional(specials.cls) : std::nullopt);
+  name("cls_token", wraps ? std::optional(specials.cls) : std::nullopt);
+  name("eos_token", wraps ? std::optional(specials.sep) : std::nullopt);
+  name("mask_token", specials.mask);
+  name("pad_token", specials.pad);
+  name("sep_token", wraps ? std::optional(specials.sep) : std::nullopt);
+  name("unk_token", specials.unk);
+  nlohmann::ordered_json config = map;
+  config["add_prefix_space"] = bpe.options().add_prefix_space;
+  config["model_max_length"] = model_max_length;
+  config["tokenizer_class"] = specials.layout == text::special_layout::roberta ? "RobertaTokenizer" : "GPT2Tokenizer";
+  config["trim_offsets"] = bpe.options().trim_offsets;
+  io::write_file_atomically(dir / "tokenizer_config.json", config.dump(2) + "\n");
+  io::write_file_atomically(dir / "special_tokens_map.json", map.dump(2) + "\n");
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
+
 /// The model and its tokenizer as transformers' save_pretrained leaves a directory.
 template <class Model>
-void save_pretrained(const std::filesystem::path& dir, const Model& model, const text::bert_tokenizer& tokenizer) {
+void save_pretrained(const std::filesystem::path& dir, const Model& model, const text::tokenizer& tokenizer) {
   std::filesystem::create_directories(dir);
   io::save_weights(model, dir / "model.safetensors");
   io::write_model_config(model, dir / "config.json");
-  save_tokenizer(tokenizer, model.config().max_position_embeddings, dir);
+  save_tokenizer(tokenizer, model.config().max_sequence_length(), dir);
 }
 
 }  // namespace cputrain::train
