@@ -117,8 +117,8 @@ TEST_CASE("WordPiece tokenizer.json settings cputrain does not implement are ref
              Catch::Contains("post_processor.special_tokens has no entry for \"[SEP]\""));
   CHECK_THAT(refusal([](json& j) { j["post_processor"] = {{"type", "Sequence"}}; }),
              Catch::Contains("post_processor.type is \"Sequence\""));
-  CHECK_THAT(refusal([](json& j) { j["model"] = {{"type", "Unigram"}, {"vocab", json::array()}}; }),
-             Catch::Contains("model.type is \"Unigram\""));
+  CHECK_THAT(refusal([](json& j) { j["model"] = {{"type", "WordLevel"}, {"vocab", json::object()}}; }),
+             Catch::Contains("model.type is \"WordLevel\"") && Catch::Contains("\"Unigram\""));
 }
 
 TEST_CASE("BertProcessing and RoBERTa's template give the same layouts as their TemplateProcessing") {

@@ -32,6 +32,8 @@ struct text_segment {
   std::uint32_t begin;  // bytes
   std::uint32_t end;
   int token;
+  std::uint32_t outer_begin = 0;  // an added token's bytes with the whitespace lstrip/rstrip took (the reference's
+  std::uint32_t outer_end = 0;    // offsets for it unless a post-processor trims them)
 };
 
 class added_token_matcher {
@@ -62,14 +64,19 @@ class added_token_matcher {
       std::size_t cut = pos, resume = end;
       if (t.lstrip) cut = whitespace_start(text, plain, pos);
       if (t.rstrip) resume = whitespace_end(text, end);
-      if (cut > plain) out.push_back({static_cast<std::uint32_t>(plain), static_cast<std::uint32_t>(cut), -1});
-      out.push_back({static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(end), best});
+      if (cut > plain) push_text(out, plain, cut);
+      out.push_back({static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(end), best,
+                     static_cast<std::uint32_t>(cut), static_cast<std::uint32_t>(resume)});
       pos = plain = resume;
     }
-    if (text.size() > plain) out.push_back({static_cast<std::uint32_t>(plain), static_cast<std::uint32_t>(text.size()), -1});
+    if (text.size() > plain) push_text(out, plain, text.size());
   }
 
  private:
+  static void push_text(std::vector<text_segment>& out, std::size_t begin, std::size_t end) {
+    const auto b = static_cast<std::uint32_t>(begin), e = static_cast<std::uint32_t>(end);
+    out.push_back({b, e, -1, b, e});
+  }
   int longest_at(std::string_view text, std::size_t pos) const noexcept {
     int best = -1;
     for (std::size_t i = 0; i < tokens_.size(); ++i) {

@@ -17,6 +17,7 @@
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level.hpp"
+#include "cputrain/text/char_positions.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/token_sequence.hpp"
 #include "cputrain/text/utf8.hpp"
@@ -78,7 +79,9 @@ class byte_level_bpe_tokenizer {
     for (const auto& s : segments) {
       if (s.token >= 0) {
         const auto& t = added_.tokens()[static_cast<std::size_t>(s.token)];
-        out.push_back(t.id, positions.chars(s.begin, s.end), {s.begin, s.end}, word++);
+        // Trimmed offsets leave out the whitespace lstrip/rstrip took, as RobertaProcessing's trimming does.
+        const text_span bytes = options_.trim_offsets ? text_span{s.begin, s.end} : text_span{s.outer_begin, s.outer_end};
+        out.push_back(t.id, positions.chars(bytes.begin, bytes.end), bytes, word++);
       } else {
         encode_segment(text, s.begin, s.end, positions, out, word);
       }
@@ -93,43 +96,6 @@ class byte_level_bpe_tokenizer {
   }
 
  private:
-  // Byte positions to code-point positions of one text; a position inside a character rounds down for a
-  // token's begin and up for its end, so a token of part of a character's bytes covers that character.
-  class char_positions {
-   public:
-    explicit char_positions(std::string_view text) : text_(text), before_(buffer()) {
-      before_.resize(text.size() + 1);
-      std::uint32_t count = 0;
-      for (std::size_t b = 0; b < text.size(); ++b) {
-        before_[b] = count;  // characters that start before byte b
-        count += !continuation(b);
-      }
-      before_[text.size()] = count;
-    }
-    /// Bytes [begin, end) as characters.
-    [[nodiscard]] text_span chars(std::uint32_t begin, std::uint32_t end) const {
-      const std::uint32_t first = before_[begin] - (continuation(begin) ? 1 : 0);
-      return {first, std::max(first, before_[end])};
-    }
-    /// Bytes [begin, end) widened to whole characters.
-    [[nodiscard]] text_span whole_bytes(std::uint32_t begin, std::uint32_t end) const {
-      while (continuation(begin)) --begin;
-      while (continuation(end)) ++end;
-      return {begin, end};
-    }
-
-   private:
-    [[nodiscard]] bool continuation(std::size_t b) const noexcept {
-      return b < text_.size() && (static_cast<unsigned char>(text_[b]) & 0xC0) == 0x80;
-    }
-    static std::vector<std::uint32_t>& buffer() {
-      thread_local std::vector<std::uint32_t> before;
-      return before;
-    }
-    std::string_view text_;
-    std::vector<std::uint32_t>& before_;
-  };
-
   // Each piece of GPT-2's split is a word: `word_index` numbers them through the text.
   void encode_segment(std::string_view text, std::uint32_t begin, std::uint32_t end, const char_positions& positions,
                       token_sequence& out, std::uint32_t& word_index) const {

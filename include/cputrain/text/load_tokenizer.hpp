@@ -1,6 +1,6 @@
 // cputrain::text::load_tokenizer — the tokenizer of a Hugging Face model directory, found as AutoTokenizer finds
-// it: tokenizer.json first (WordPiece or byte-level BPE), else the legacy files (vocab.txt; vocab.json with
-// merges.txt), with tokenizer_config.json's switches applied over it as the fast tokenizer classes apply them
+// it: tokenizer.json first (WordPiece, byte-level BPE or SentencePiece Unigram), else the legacy files (vocab.txt;
+// vocab.json with merges.txt), with tokenizer_config.json's switches applied over it as the fast tokenizer classes apply them
 // (do_lower_case, strip_accents, tokenize_chinese_chars for BERT; add_prefix_space, trim_offsets for RoBERTa and
 // GPT-2) and its pad/mask/unk tokens. A tokenizer that can produce ids beyond config.json's vocab_size is refused:
 // the model's embedding table would be read out of bounds.
@@ -20,6 +20,7 @@
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/tokenizer.hpp"
 #include "cputrain/text/tokenizer_json.hpp"
+#include "cputrain/text/unigram_json.hpp"
 #include "cputrain/text/wordpiece_json.hpp"
 
 namespace cputrain::text {
@@ -82,12 +83,19 @@ inline tokenizer byte_level_from_json(const json_at& root, const std::filesystem
                    f.specials);
 }
 
+inline tokenizer unigram_from_json(const json_at& root, const std::filesystem::path& file) {
+  unigram_file f = read_unigram(root, file.string());
+  return tokenizer(tokenizer::pipeline(std::move(f.tokenizer)), f.specials);
+}
+
 inline tokenizer from_tokenizer_json(const std::filesystem::path& file, const json_at& config) {
   const nlohmann::json json = parse_tokenizer_json(file);
   const json_at root(file, json, "");
   if (!json.is_object()) root.expected("an object");
-  const std::string type = root["model"].type({"WordPiece", "BPE"});
-  tokenizer t = type == "WordPiece" ? wordpiece_from_json(root, file, config) : byte_level_from_json(root, file, config);
+  const std::string type = root["model"].type({"WordPiece", "BPE", "Unigram"});
+  tokenizer t = type == "WordPiece" ? wordpiece_from_json(root, file, config)
+                : type == "BPE"     ? byte_level_from_json(root, file, config)
+                                    : unigram_from_json(root, file);
   if (const json_at padding = root["padding"]; !padding.is_null()) {
     special_tokens specials = t.specials();
     specials.pad = padding["pad_id"].id();
@@ -126,8 +134,8 @@ inline tokenizer from_legacy_files(const std::filesystem::path& dir, const json_
   }
   if (has("sentencepiece.bpe.model") || has("spiece.model"))
     throw text_error(dir.string() + ": has only a SentencePiece model (XLM-RoBERTa's sentencepiece.bpe.model); "
-                                    "cputrain reads SentencePiece tokenizers from tokenizer.json only, and not yet "
-                                    "their Unigram model");
+                                    "cputrain reads SentencePiece tokenizers from tokenizer.json (every XLM-RoBERTa "
+                                    "checkpoint on the Hub ships one)");
   throw text_error(dir.string() + ": no tokenizer here: looked for tokenizer.json, vocab.txt, and vocab.json with "
                                   "merges.txt");
 }

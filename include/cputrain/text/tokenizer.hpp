@@ -1,5 +1,5 @@
-// cputrain::text::tokenizer — one tokenizer type for every model family: the model's pipeline (WordPiece, or
-// byte-level BPE) with its special tokens, encoding a text, a pair, or words, as Hugging Face's fast tokenizers do
+// cputrain::text::tokenizer — one tokenizer type for every model family: the model's pipeline (WordPiece,
+// byte-level BPE, or SentencePiece Unigram) with its special tokens, encoding a text, a pair, or words, as Hugging Face's fast tokenizers do
 // (ids, type ids, offsets, special-tokens mask, sequence and word ids). Programs never ask which family it is;
 // load_tokenizer.hpp builds it from a model directory as AutoTokenizer does. Cheap to copy (the pipeline is shared
 // and immutable); thread-safe.
@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -20,12 +21,13 @@
 #include "cputrain/text/byte_level_bpe.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/token_sequence.hpp"
+#include "cputrain/text/unigram_tokenizer.hpp"
 
 namespace cputrain::text {
 
 class tokenizer {
  public:
-  using pipeline = std::variant<bert_tokenizer, byte_level_bpe_tokenizer>;
+  using pipeline = std::variant<bert_tokenizer, byte_level_bpe_tokenizer, unigram_tokenizer>;
 
   /// BERT's WordPiece with its [CLS] A [SEP] (B [SEP]) layout and its vocabulary's special tokens.
   explicit tokenizer(bert_tokenizer wordpiece)
@@ -49,9 +51,10 @@ class tokenizer {
   [[nodiscard]] const pipeline& get() const noexcept { return *pipeline_; }
   [[nodiscard]] const special_tokens& specials() const noexcept { return specials_; }
 
-  /// "WordPiece" or "byte-level BPE", for messages.
+  /// "WordPiece", "byte-level BPE" or "Unigram", for messages.
   [[nodiscard]] std::string_view family() const noexcept {
-    return std::holds_alternative<bert_tokenizer>(*pipeline_) ? "WordPiece" : "byte-level BPE";
+    constexpr std::string_view names[] = {"WordPiece", "byte-level BPE", "Unigram"};
+    return names[pipeline_->index()];
   }
 
   /// Appends the tokens of `text`, no special tokens added, to `out`. Throws text_error for invalid UTF-8.
@@ -93,14 +96,19 @@ class tokenizer {
   /// The id of `token` in the vocabulary or among the added tokens.
   [[nodiscard]] std::optional<std::int32_t> token_to_id(std::string_view token) const {
     if (const auto* wordpiece = std::get_if<bert_tokenizer>(pipeline_.get())) return wordpiece->vocab().find(token);
-    return std::get<byte_level_bpe_tokenizer>(*pipeline_).find(token);
+    return std::visit([&](const auto& p) -> std::optional<std::int32_t> {
+      if constexpr (std::is_same_v<std::decay_t<decltype(p)>, bert_tokenizer>) return std::nullopt;
+      else return p.find(token);
+    }, *pipeline_);
   }
 
   /// One past the largest id the tokenizer can produce (Hugging Face's len(tokenizer)): the model's vocab_size
   /// must be at least this.
   [[nodiscard]] std::size_t id_count() const noexcept {
-    if (const auto* wordpiece = std::get_if<bert_tokenizer>(pipeline_.get())) return wordpiece->vocab().size();
-    return std::get<byte_level_bpe_tokenizer>(*pipeline_).id_count();
+    return std::visit([](const auto& p) -> std::size_t {
+      if constexpr (std::is_same_v<std::decay_t<decltype(p)>, bert_tokenizer>) return p.vocab().size();
+      else return p.id_count();
+    }, *pipeline_);
   }
 
  private:

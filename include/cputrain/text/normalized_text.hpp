@@ -1,0 +1,152 @@
+// cputrain::text::normalized_text — a text being rewritten by a tokenizer's normalizer, with the original bytes
+// each of its bytes came from (Hugging Face's NormalizedString). The rewrites keep those alignments exactly as the
+// reference keeps them, its quirks included, so that a token of the rewritten text maps back to the same span of the
+// original as there.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cputrain/text/char_classes.hpp"
+#include "cputrain/text/token_sequence.hpp"
+#include "cputrain/text/utf8.hpp"
+
+namespace cputrain::text {
+
+/// One character of a rewrite, as the reference's transformations list it: `change` 0 takes the place of the next
+/// character of the text, 1 is inserted, -n takes the place of the next character and removes n more.
+struct char_change {
+  char32_t c;
+  int change;
+};
+
+class normalized_text {
+ public:
+  normalized_text() = default;
+  explicit normalized_text(std::string_view original) { assign(original); }
+
+  /// Starts over from `original` (valid UTF-8), each byte aligned to its own character.
+  void assign(std::string_view original) {
+    text_.assign(original);
+    align_.resize(original.size());
+    for (std::size_t pos = 0; pos < original.size();) {
+      const std::size_t n = char_length(original, pos);
+      for (std::size_t b = pos; b < pos + n; ++b)
+        align_[b] = {static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + n)};
+      pos += n;
+    }
+  }
+
+  [[nodiscard]] const std::string& str() const noexcept { return text_; }
+  [[nodiscard]] bool empty() const noexcept { return text_.empty(); }
+  /// Per byte of str(): the original bytes it came from.
+  [[nodiscard]] std::span<const text_span> alignments() const noexcept { return align_; }
+
+  /// Bytes [begin, end) of str() (whole characters) with their alignments.
+  [[nodiscard]] normalized_text slice(std::size_t begin, std::size_t end) const {
+    normalized_text out;
+    out.text_.assign(text_, begin, end - begin);
+    out.align_.assign(align_.begin() + static_cast<std::ptrdiff_t>(begin), align_.begin() + static_cast<std::ptrdiff_t>(end));
+    return out;
+  }
+
+  /// The original bytes that bytes [begin, end) of str() came from (from the first one's start to the last one's end).
+  [[nodiscard]] text_span original(std::size_t begin, std::size_t end) const noexcept {
+    if (begin >= end) return {};
+    return {align_[begin].begin, align_[end - 1].end};
+  }
+
+  /// The reference's transform: after skipping `skip` characters, `changes` rewrite the text from its start; the
+  /// characters no change reaches are dropped. A replacing character keeps the alignment of the character it
+  /// replaces; an inserted one takes the alignment of the byte before it in the old text.
+  void transform(std::span<const char_change> changes, std::size_t skip = 0) {
+    std::size_t pos = 0;
+    for (std::size_t i = 0; i < skip && pos < text_.size(); ++i) pos += char_length(text_, pos);
+    new_text_.clear();
+    new_align_.clear();
+    for (const auto& [c, change] : changes) {
+      text_span a{};
+      if (change > 0) {
+        if (pos >= 1) a = align_[pos - 1];
+      } else if (pos < align_.size()) {
+        a = align_[pos];
+      } else if (!align_.empty()) {
+        a = {align_.back().end, align_.back().end};  // past the end: the reference would fail; keep an empty span
+      }
+      if (change <= 0 && pos < text_.size()) pos += char_length(text_, pos);
+      for (int k = 0; k < -change && pos < text_.size(); ++k) pos += char_length(text_, pos);
+      push(c, a);
+    }
+    text_.swap(new_text_);
+    align_.swap(new_align_);
+  }
+
+  /// Removes Unicode White_Space from the start and/or the end; the characters kept keep their alignments.
+  void strip(bool left, bool right) {
+    std::size_t begin = 0, end = text_.size();
+    char32_t cp = 0;
+    while (left && begin < end && is_bert_whitespace((decode_utf8(text_, begin, cp), cp))) begin += char_length(text_, begin);
+    while (right && end > begin) {
+      std::size_t start = end - 1;
+      while (start > begin && (static_cast<unsigned char>(text_[start]) & 0xC0) == 0x80) --start;
+      (void)decode_utf8(text_, start, cp);
+      if (!is_bert_whitespace(cp)) break;
+      end = start;
+    }
+    text_ = text_.substr(begin, end - begin);
+    align_.erase(align_.begin() + static_cast<std::ptrdiff_t>(end), align_.end());
+    align_.erase(align_.begin(), align_.begin() + static_cast<std::ptrdiff_t>(begin));
+  }
+
+  /// Replaces each match [begin, end) of str() (in order, not overlapping) with `content`, whose characters take
+  /// the alignment of the match's last byte (the reference inserts them after removing the match).
+  void replace(std::span<const std::pair<std::size_t, std::size_t>> matches, std::string_view content) {
+    new_text_.clear();
+    new_align_.clear();
+    std::size_t last = 0;
+    for (const auto& [begin, end] : matches) {
+      new_text_.append(text_, last, begin - last);
+      new_align_.insert(new_align_.end(), align_.begin() + static_cast<std::ptrdiff_t>(last),
+                        align_.begin() + static_cast<std::ptrdiff_t>(begin));
+      new_text_.append(content);
+      new_align_.insert(new_align_.end(), content.size(), align_[end - 1]);
+      last = end;
+    }
+    new_text_.append(text_, last);
+    new_align_.insert(new_align_.end(), align_.begin() + static_cast<std::ptrdiff_t>(last), align_.end());
+    text_.swap(new_text_);
+    align_.swap(new_align_);
+  }
+
+  /// Puts `content` before a non-empty text, aligned to its first character (the reference replaces that character
+  /// with the content's first and inserts the rest).
+  void prepend(std::string_view content) {
+    if (text_.empty()) return;
+    const text_span first = align_[0];
+    text_.insert(0, content);
+    align_.insert(align_.begin(), content.size(), first);
+  }
+
+ private:
+  static std::size_t char_length(std::string_view s, std::size_t pos) noexcept {
+    const auto b = static_cast<unsigned char>(s[pos]);
+    return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+  }
+  void push(char32_t c, text_span a) {
+    const std::size_t before = new_text_.size();
+    append_utf8(new_text_, c);
+    new_align_.insert(new_align_.end(), new_text_.size() - before, a);
+  }
+
+  std::string text_;
+  std::vector<text_span> align_;
+  std::string new_text_;  // scratch for the rewrites, kept to reuse its memory
+  std::vector<text_span> new_align_;
+};
+
+}  // namespace cputrain::text

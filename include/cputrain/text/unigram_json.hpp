@@ -1,0 +1,206 @@
+// Reading a SentencePiece Unigram tokenizer.json (XLM-RoBERTa's, as transformers' converters write it): the
+// Unigram model (vocabulary with scores, unk_id, byte_fallback), the normalizers (Precompiled, Strip, Replace,
+// Sequence), the Metaspace pre-tokenizer (current and older fields), the post-processor and the added tokens.
+// Anything else is refused naming the file, the JSON path and what cputrain implements.
+#pragma once
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/core/json_message.hpp"
+#include "cputrain/text/base64.hpp"
+#include "cputrain/text/metaspace.hpp"
+#include "cputrain/text/normalizer_steps.hpp"
+#include "cputrain/text/precompiled_charsmap.hpp"
+#include "cputrain/text/special_tokens.hpp"
+#include "cputrain/text/tokenizer_json.hpp"
+#include "cputrain/text/unigram_model.hpp"
+#include "cputrain/text/unigram_tokenizer.hpp"
+#include "cputrain/text/utf8.hpp"
+
+namespace cputrain::text {
+
+/// A Unigram tokenizer with what tokenizer.json says goes around its texts.
+struct unigram_file {
+  unigram_tokenizer tokenizer;
+  special_tokens specials;
+};
+
+namespace detail {
+
+/// A score as Hugging Face reads it: serde_json without its exact-float option takes the decimal digits as an
+/// integer, then multiplies or divides once by a power of ten, which is 1 ulp off the exact value for about one
+/// score in twenty. The digits are those of the shortest form that reads back as `parsed`, the form Python's json
+/// and Rust's serde_json write; and the ulp decides near-ties between splits.
+inline double score_as_reference_reads(double parsed) {
+  if (!std::isfinite(parsed) || parsed == 0.0) return parsed;
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, parsed, std::chars_format::scientific);
+  if (ec != std::errc()) return parsed;
+  const std::string_view text(buffer, static_cast<std::size_t>(end - buffer));
+  const std::size_t e = text.find('e');
+  std::uint64_t digits = 0;
+  int count = 0;
+  for (const char c : text.substr(0, e))
+    if (c >= '0' && c <= '9') {
+      digits = digits * 10 + static_cast<std::uint64_t>(c - '0');
+      ++count;
+    }
+  int exponent = std::stoi(std::string(text.substr(e + 1))) - (count - 1);
+  static const auto powers = [] {
+    std::array<double, 309> p{};
+    for (int k = 0; k <= 308; ++k) p[static_cast<std::size_t>(k)] = std::strtod(("1e" + std::to_string(k)).c_str(), nullptr);
+    return p;
+  }();
+  double f = static_cast<double>(digits);
+  while (exponent < -308) {
+    f /= 1e308;
+    exponent += 308;
+  }
+  f = exponent >= 0 ? f * powers[static_cast<std::size_t>(exponent)] : f / powers[static_cast<std::size_t>(-exponent)];
+  return parsed < 0 ? -f : f;
+}
+
+inline std::shared_ptr<const unigram_model> read_unigram_model(const json_at& model, const std::string& source) {
+  (void)model.type({"Unigram"});
+  const json_at vocab = model["vocab"];
+  if (!vocab.value().is_array()) vocab.expected("an array of [token, score] pairs");
+  if (vocab.value().size() >= (1u << 24)) vocab.fail("has 2^24 tokens or more; cputrain takes fewer");
+  std::vector<std::pair<std::string, double>> pieces;
+  pieces.reserve(vocab.value().size());
+  for (std::size_t i = 0; i < vocab.value().size(); ++i) {
+    const json_at entry = vocab.at(i);
+    const auto& v = entry.value();
+    if (!v.is_array() || v.size() != 2 || !v[0].is_string() || !v[1].is_number()) entry.expected("[token, score]");
+    pieces.emplace_back(v[0].get<std::string>(), score_as_reference_reads(v[1].get<double>()));
+  }
+  std::optional<std::int32_t> unk;
+  if (!model["unk_id"].is_null()) unk = model["unk_id"].model_id();
+  try {
+    return std::make_shared<const unigram_model>(std::move(pieces), unk, model["byte_fallback"].boolean(false), source);
+  } catch (const text_error& e) {
+    model.fail(std::string("is refused: ") + e.what());
+  }
+}
+
+/// One character, literally or escaped with a backslash, repeated ("X{n,}" or "X+"): Replace's regexes in the
+/// converters' files. nullopt for any other regex.
+inline std::optional<replace_step> repeated_char_regex(const std::string& regex) {
+  std::size_t pos = 0;
+  if (regex.empty()) return std::nullopt;
+  if (regex[0] == '\\') ++pos;
+  char32_t cp = 0;
+  const std::size_t n = pos < regex.size() ? decode_utf8(regex, pos, cp) : 0;
+  if (n == 0) return std::nullopt;
+  const bool escaped = pos == 1;
+  if (!escaped && std::string_view("\\.^$|?*+()[]{}").find(static_cast<char>(cp < 0x80 ? cp : 0)) != std::string_view::npos)
+    return std::nullopt;
+  if (escaped && (cp >= 0x80 || std::isalnum(static_cast<int>(cp)))) return std::nullopt;  // \d, \s, ... are classes
+  replace_step step;
+  step.pattern = regex.substr(pos, n);
+  const std::string rest = regex.substr(pos + n);
+  if (rest == "+") {
+    step.min_run = 1;
+  } else if (rest.size() >= 4 && rest.front() == '{' && rest.ends_with(",}") &&
+             rest.find_first_not_of("0123456789", 1) == rest.size() - 2 && rest.size() <= 8) {
+    step.min_run = std::stoul(rest.substr(1, rest.size() - 3));
+    if (step.min_run == 0) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  return step;
+}
+
+inline void read_normalizer(const json_at& n, std::vector<normalizer_chain::step>& steps) {
+  if (n.is_null()) return;
+  const std::string type = n.type({"Sequence", "Precompiled", "Strip", "Replace"});
+  if (type == "Sequence") {
+    const json_at list = n["normalizers"];
+    if (!list.value().is_array()) list.expected("an array of normalizers");
+    for (std::size_t i = 0; i < list.value().size(); ++i) read_normalizer(list.at(i), steps);
+  } else if (type == "Precompiled") {
+    const json_at map = n["precompiled_charsmap"];
+    std::size_t bad = 0;
+    const auto blob = decode_base64(map.string(), &bad);
+    if (!blob) map.fail("is not base64 (at character " + std::to_string(bad) + ")");
+    try {
+      steps.emplace_back(std::make_shared<const precompiled_charsmap>(*blob, "the charsmap"));
+    } catch (const text_error& e) {
+      map.fail(std::string("is refused: ") + e.what());
+    }
+  } else if (type == "Strip") {
+    steps.emplace_back(strip_step{n["strip_left"].boolean(false), n["strip_right"].boolean(false)});
+  } else {
+    const json_at pattern = n["pattern"];
+    std::optional<replace_step> step;
+    if (!pattern["String"].is_null()) {
+      step = replace_step{pattern["String"].string(), 0, {}};
+      if (step->pattern.empty()) pattern["String"].fail("is empty");
+    } else if (!pattern["Regex"].is_null()) {
+      step = repeated_char_regex(pattern["Regex"].string());
+      if (!step)
+        pattern["Regex"].fail("is " + json_text_for_message(pattern["Regex"].value()) +
+                              "; cputrain implements regexes of one repeated character (\" {2,}\", \"x+\") here");
+    } else {
+      pattern.expected("{\"String\": ...} or {\"Regex\": ...}");
+    }
+    step->content = n["content"].string();
+    steps.push_back(std::move(*step));
+  }
+}
+
+inline metaspace_options read_metaspace(const json_at& pre) {
+  (void)pre.type({"Metaspace"});
+  metaspace_options options;
+  options.replacement = pre["replacement"].string();
+  char32_t cp = 0;
+  if (options.replacement.empty() || decode_utf8(options.replacement, 0, cp) != options.replacement.size())
+    pre["replacement"].expected("one character");
+  if (const auto scheme = pre["prepend_scheme"].optional_string()) {
+    if (*scheme == "always") options.prepend = prepend_scheme::always;
+    else if (*scheme == "first") options.prepend = prepend_scheme::first;
+    else if (*scheme == "never") options.prepend = prepend_scheme::never;
+    else pre["prepend_scheme"].expected("\"always\", \"first\" or \"never\"");
+  } else if (!pre["add_prefix_space"].is_null()) {
+    options.prepend = pre["add_prefix_space"].boolean(true) ? prepend_scheme::always : prepend_scheme::never;
+  }
+  options.split = pre["split"].boolean(true);
+  return options;
+}
+
+/// The Unigram tokenizer a parsed tokenizer.json describes (`root` is its top level).
+inline unigram_file read_unigram(const json_at& root, const std::string& source) {
+  if (!root.value().is_object()) root.expected("an object");
+  std::vector<normalizer_chain::step> steps;
+  read_normalizer(root["normalizer"], steps);
+  unigram_tokenizer tokenizer(read_unigram_model(root["model"], source), normalizer_chain(std::move(steps)),
+                              read_metaspace(root["pre_tokenizer"]), read_added_tokens(root["added_tokens"]));
+  special_tokens specials = read_post_processor(root["post_processor"]);
+  specials.unk = tokenizer.model().unk_id();
+  specials.pad = tokenizer.find("<pad>");
+  specials.mask = tokenizer.find("<mask>");
+  return {std::move(tokenizer), specials};
+}
+
+}  // namespace detail
+
+/// Reads a SentencePiece Unigram tokenizer.json. Throws text_error naming the file and the JSON path.
+inline unigram_file load_unigram(const std::filesystem::path& file) {
+  const nlohmann::json json = detail::parse_tokenizer_json(file);
+  return detail::read_unigram(detail::json_at(file, json, ""), file.string());
+}
+
+}  // namespace cputrain::text

@@ -1,0 +1,215 @@
+// cputrain::text::unigram_model — SentencePiece's Unigram model as Hugging Face runs it: the split of a piece whose
+// tokens' scores sum highest (Viterbi over every vocabulary token that starts at each character), a character no
+// token covers scored as unknown (the lowest score minus 10), runs of unknown characters fused into one <unk>, and
+// optionally unknown text spelled as <0xNN> byte tokens (byte_fallback). Ties go to the reference's choice: the
+// first candidate found, shorter tokens and earlier starts first.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cputrain/text/text_error.hpp"
+
+namespace cputrain::text {
+
+/// A token of one piece: its id and its bytes [begin, end) within the piece.
+struct unigram_token {
+  std::int32_t id;
+  std::uint32_t begin;
+  std::uint32_t end;
+};
+
+class unigram_model {
+ public:
+  /// `vocab`: each token with its score, the id being its index. Throws text_error naming `source` for an empty
+  /// vocabulary or an unk_id outside it.
+  unigram_model(std::vector<std::pair<std::string, double>> vocab, std::optional<std::int32_t> unk_id,
+                bool byte_fallback, const std::string& source)
+      : vocab_(std::move(vocab)), unk_id_(unk_id), byte_fallback_(byte_fallback) {
+    if (vocab_.empty()) throw text_error(source + ": the Unigram vocabulary is empty");
+    if (unk_id_ && static_cast<std::size_t>(*unk_id_) >= vocab_.size())
+      throw text_error(source + ": unk_id " + std::to_string(*unk_id_) + " is outside the vocabulary of " +
+                       std::to_string(vocab_.size()));
+    min_score_ = vocab_[0].second;
+    for (const auto& [token, score] : vocab_) min_score_ = std::min(min_score_, score);
+    build_trie();
+  }
+
+  [[nodiscard]] const std::vector<std::pair<std::string, double>>& vocab() const noexcept { return vocab_; }
+  [[nodiscard]] std::size_t size() const noexcept { return vocab_.size(); }
+  [[nodiscard]] std::optional<std::int32_t> unk_id() const noexcept { return unk_id_; }
+  [[nodiscard]] bool byte_fallback() const noexcept { return byte_fallback_; }
+
+  /// The id of `token` (the last one, when the vocabulary lists it twice).
+  [[nodiscard]] std::optional<std::int32_t> find(std::string_view token) const noexcept {
+    std::uint32_t node = 0;
+    for (const char c : token) {
+      node = child(node, static_cast<unsigned char>(c));
+      if (node == no_node) return std::nullopt;
+    }
+    if (nodes_[node].id < 0) return std::nullopt;
+    return nodes_[node].id;
+  }
+
+  /// Appends the tokens of `piece` (valid, non-empty UTF-8) to `out`. Throws text_error when the piece needs
+  /// <unk> and the model has none.
+  void tokenize(std::string_view piece, std::vector<unigram_token>& out) const {
+    thread_local std::vector<best_path> best;
+    best.assign(piece.size() + 1, best_path{});
+    best[0].start = 0;
+    const double unk_score = min_score_ - 10.0;
+    for (std::size_t start = 0; start < piece.size();) {
+      const double so_far = best[start].score;
+      const std::size_t char_bytes = utf8_length(piece, start);
+      bool covers_char = false;
+      std::uint32_t node = 0;
+      for (std::size_t end = start; end < piece.size();) {
+        node = child(node, static_cast<unsigned char>(piece[end++]));
+        if (node == no_node) break;
+        const std::int32_t id = nodes_[node].id;
+        if (id < 0) continue;
+        offer(best[end], id, start, vocab_[static_cast<std::size_t>(id)].second + so_far);
+        covers_char |= end - start == char_bytes;
+      }
+      if (!covers_char) offer(best[start + char_bytes], unk(), start, unk_score + so_far);
+      start += char_bytes;
+    }
+    emit(piece, best, out);
+  }
+
+ private:
+  static constexpr std::uint32_t no_node = 0xFFFFFFFFu;
+  struct best_path {
+    double score = 0.0;
+    std::int64_t start = -1;  // -1: no path ends here yet
+    std::int32_t id = 0;
+  };
+  // Trie nodes: the children of a node are consecutive nodes, sorted by label.
+  struct trie_node {
+    std::uint32_t first_child = 0;
+    std::uint32_t child_count = 0;
+    std::int32_t id = -1;
+    unsigned char label = 0;
+  };
+
+  static void offer(best_path& target, std::int32_t id, std::size_t start, double score) {
+    if (target.start < 0 || score > target.score) target = {score, static_cast<std::int64_t>(start), id};
+  }
+  std::int32_t unk() const {
+    if (!unk_id_) throw text_error("text: the Unigram model has no unk_id, and a character is not in its vocabulary");
+    return *unk_id_;
+  }
+  static std::size_t utf8_length(std::string_view s, std::size_t pos) noexcept {
+    const auto b = static_cast<unsigned char>(s[pos]);
+    return std::min<std::size_t>(b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4, s.size() - pos);
+  }
+
+  // The best path backwards, runs of <unk> fused into one token, then each token looked up by its text.
+  void emit(std::string_view piece, const std::vector<best_path>& best, std::vector<unigram_token>& out) const {
+    const std::size_t first = out.size();
+    std::size_t end = piece.size(), fused_end = 0;
+    bool fusing = false;
+    while (end > 0) {
+      const best_path& node = best[end];
+      const auto start = static_cast<std::size_t>(node.start);
+      if (unk_id_ && node.id == *unk_id_) {
+        if (!fusing) fused_end = end;
+        fusing = true;
+      } else {
+        if (fusing) push_reversed(piece, end, fused_end, out);
+        fusing = false;
+        push_reversed(piece, start, end, out);
+      }
+      end = start;
+    }
+    if (fusing) push_reversed(piece, 0, fused_end, out);
+    std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+  }
+  // One token of the path (pushed in reverse order), as the reference names it: the id its text has, else the
+  // bytes as <0xNN> tokens when byte_fallback has them all, else <unk>.
+  void push_reversed(std::string_view piece, std::size_t begin, std::size_t end, std::vector<unigram_token>& out) const {
+    const auto b = static_cast<std::uint32_t>(begin), e = static_cast<std::uint32_t>(end);
+    if (const auto id = find(piece.substr(begin, end - begin))) {
+      out.push_back({*id, b, e});
+      return;
+    }
+    if (byte_fallback_) {
+      thread_local std::vector<std::int32_t> bytes;
+      bytes.clear();
+      for (std::size_t i = begin; i < end; ++i) {
+        char name[8];
+        std::snprintf(name, sizeof name, "<0x%02X>", static_cast<unsigned>(static_cast<unsigned char>(piece[i])));
+        const auto id = find(name);
+        if (!id) break;
+        bytes.push_back(*id);
+      }
+      if (bytes.size() == end - begin) {
+        for (auto it = bytes.rbegin(); it != bytes.rend(); ++it) out.push_back({*it, b, e});
+        return;
+      }
+    }
+    out.push_back({unk(), b, e});
+  }
+
+  std::uint32_t child(std::uint32_t node, unsigned char c) const noexcept {
+    if (node == 0) return root_children_[c];
+    const trie_node& n = nodes_[node];
+    const auto* first = nodes_.data() + n.first_child;
+    const auto* last = first + n.child_count;
+    const auto* it = std::lower_bound(first, last, c, [](const trie_node& t, unsigned char v) { return t.label < v; });
+    return it != last && it->label == c ? static_cast<std::uint32_t>(it - nodes_.data()) : no_node;
+  }
+
+  // Breadth first over the tokens sorted by their bytes: each node's children are the runs of the tokens below it
+  // that share the next byte.
+  void build_trie() {
+    std::vector<std::uint32_t> order(vocab_.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return vocab_[a].first < vocab_[b].first; });
+    struct pending {
+      std::uint32_t node, lo, hi, depth;
+    };
+    std::vector<pending> queue{{0, 0, static_cast<std::uint32_t>(order.size()), 0}};
+    nodes_.assign(1, trie_node{});
+    for (std::size_t q = 0; q < queue.size(); ++q) {
+      auto [node, lo, hi, depth] = queue[q];
+      while (lo < hi && vocab_[order[lo]].first.size() == depth) nodes_[node].id = static_cast<std::int32_t>(order[lo++]);
+      nodes_[node].first_child = static_cast<std::uint32_t>(nodes_.size());
+      for (std::uint32_t i = lo; i < hi;) {
+        const char c = vocab_[order[i]].first[depth];
+        std::uint32_t j = i;
+        while (j < hi && vocab_[order[j]].first[depth] == c) ++j;
+        trie_node t;
+        t.label = static_cast<unsigned char>(c);
+        queue.push_back({static_cast<std::uint32_t>(nodes_.size()), i, j, depth + 1});
+        nodes_.push_back(t);
+        ++nodes_[node].child_count;
+        i = j;
+      }
+    }
+    root_children_.fill(no_node);
+    for (std::uint32_t k = 0; k < nodes_[0].child_count; ++k) {
+      const std::uint32_t c = nodes_[0].first_child + k;
+      root_children_[nodes_[c].label] = c;
+    }
+  }
+
+  std::vector<std::pair<std::string, double>> vocab_;
+  std::optional<std::int32_t> unk_id_;
+  bool byte_fallback_ = false;
+  double min_score_ = 0.0;
+  std::vector<trie_node> nodes_;
+  std::array<std::uint32_t, 256> root_children_{};
+};
+
+}  // namespace cputrain::text

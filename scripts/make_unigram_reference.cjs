@@ -1,0 +1,188 @@
+#!/usr/bin/env node
+// Makes the SentencePiece Unigram (XLM-RoBERTa) conformance data from Hugging Face's own tokenizer (the Rust
+// `tokenizers` library through its npm package), with the small model scripts/make_unigram_model.py trains:
+// tests/text/data/xlmr_cut/tokenizer.json (as transformers' XLMRobertaConverter writes it today: Precompiled +
+// Strip(right) + Replace(" {2,}", "▁"), Metaspace prepend_scheme always) and tests/text/data/xlmr_cut_hub/
+// tokenizer.json (the older form of most Hub checkpoints: Precompiled only, Metaspace add_prefix_space).
+//
+//   npm install --prefix /tmp/tokref tokenizers@0.23.2
+//   /usr/bin/python3 scripts/make_unigram_model.py /work/shared/data/squad/sample.json \
+//       /work/shared/data/squad/dev-v2.0.json /work/shared/data/bert-base-uncased/vocab.txt
+//   NODE_PATH=/tmp/tokref/node_modules node scripts/make_unigram_reference.cjs <mode> [squad files]
+//
+// with squad files /work/shared/data/squad/sample.json /work/shared/data/squad/dev-v2.0.json. Offsets are in code
+// points (Unicode scalar values) as the binding returns them (checked at start-up with an astral-plane character).
+//
+// Modes:
+//   texts  tests/text/data/unigram_reference.jsonl: for each text (the SQuAD files' texts, the first 150 of each
+//          file, nasty texts, the Unigram texts below), with the special tokens: xlmr_cut's ids, offsets,
+//          special-tokens mask, word ids (-1 for none) and tokens; its normalized text and the pre-tokenizer's pieces
+//          of it ([piece, [begin, end]] in code points of the normalized text); xlmr_cut_hub's ids, offsets and
+//          word ids.
+//   pairs  tests/text/data/unigram_pair_reference.jsonl: (question, context cut at 240 code points) of the SQuAD
+//          files and pairs of the Unigram texts, encoded with the special tokens by xlmr_cut: ids, type ids,
+//          offsets, special-tokens mask, word ids, sequence ids (-1 for none).
+//   sweep  tests/text/data/unigram_sweep.json: a hash (tokenizer_reference_common.cjs's fnv of ids and offsets) of
+//          xlmr_cut's encoding, without special tokens, of every Unicode code point but the surrogates, in blocks
+//          of 4096 from 0: each code point c of the block, in order, appends
+//              "a" + c + " " + c + "b  " + c + "\u0301 "
+//          (c after a letter, alone, before a letter and two spaces, before a combining acute accent and a space).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const tk = require('tokenizers');
+const { nastyTexts } = require('./nasty_texts.cjs');
+const { squadTexts, fnv } = require('./tokenizer_reference_common.cjs');
+
+const [mode, ...squadFiles] = process.argv.slice(2);
+if (!mode) {
+  console.error('usage: make_unigram_reference.cjs texts|pairs|sweep [squad.json...]');
+  process.exit(2);
+}
+const root = path.resolve(__dirname, '..');
+const dataDir = path.join(root, 'tests/text/data');
+const load = name => tk.Tokenizer.fromFile(path.join(dataDir, name, 'tokenizer.json'));
+const orNone = list => list.map(v => (v === null || v === undefined ? -1 : v));
+
+// What the normalizer (the precompiled nmt_nfkc charsmap, the strip, the space runs), the Metaspace pre-tokenizer,
+// the Viterbi search and the added tokens decide on.
+const unigramTexts = [
+  'two  spaces, three   spaces, four    spaces',
+  '  leading spaces',
+  'trailing spaces   ',
+  '   both   ',
+  ' ',
+  '     ',
+  'tab\tand\t\ttabs, new\nline\n\nand\r\ncrlf',
+  '\ttab first\n',
+  'nbsp\u00a0here, two\u00a0\u00a0nbsp, ideographic\u3000space, em\u2003space, thin\u2009space',
+  '\u3000\u3000ideographic first',
+  'Ｆｕｌｌｗｉｄｔｈ ＬＥＴＴＥＲＳ ａｎｄ ｄｉｇｉｔｓ １２３４５ ！？',
+  'ligatures ﬁne ﬀ ﬂow ﬃce ﬄ ﬅ ﬆ',
+  'compatibility ㎏ ㎞ ① ⑳ ½ ¾ ™ Ⅻ ⅻ ㈱ ㍻ ｶﾀｶﾅ ℡ ℃',
+  'e\u0301 cafe\u0301 A\u030a n\u0303o e\u0301\u0301',
+  'Hangul jamo \u1100\u1161\u11a8 \u1112\u1161\u11ab\u1100\u1173\u11af composed',
+  'stacked a\u0301\u0302\u0303\u0304\u0305\u0306 and o\u0308\u0304\u0301\u0323\u0331',
+  'Ａ\u0301 ①② ﬁ\u0301',
+  '\u0001start control',
+  'middle\u0001control\u007fdel\u200bzwsp\ufeffbom\u00adshy',
+  'end control\u0001',
+  'end zwsp\u200b',
+  '\u200babc',
+  '\ufeffbom first',
+  '\u00adshy first',
+  '\u200b\ufeff\u0001\u007f',
+  '\u200b \u200b',
+  'zwj 👨‍👩‍👧 👩🏽‍💻 🏴‍☠️ ❤️‍🔥 and 🇩🇪',
+  'unknown 𠀀𪛖 𫜴 tamil தமிழ் emoji 🦜🦩 mixed x𠀀y',
+  'ன்னு 🦜🦜🦜 𠀀𠀀',
+  '<mask> first',
+  'a <mask> b',
+  'a<mask>b',
+  'a  <mask>  b',
+  'last <mask>',
+  '<mask><mask> <mask>',
+  '<s> and </s> in text <pad> <unk> <s></s>',
+  'x<s>y </s>z',
+  '``quotes\'\' and "double" and \'single\'',
+  '𝐀𝐁𝐂 x𝐀y',
+  'MIXED Case And UPPER lower',
+];
+
+const checkOffsets = async tokenizer => {
+  const e = await tokenizer.encode('\u{1D400}b c', null, { addSpecialTokens: false });
+  const last = e.getOffsets()[e.getOffsets().length - 1];
+  if (last[1] !== 4) throw new Error(`offsets are not in code points: ${JSON.stringify(e.getOffsets())}`);
+};
+
+async function texts() {
+  const cut = load('xlmr_cut');
+  const hub = load('xlmr_cut_hub');
+  await checkOffsets(cut);
+  const normalizer = cut.getNormalizer();
+  const pre = cut.getPreTokenizer();
+  const all = [...new Set([...squadFiles.flatMap(f => squadTexts([f]).slice(0, 150)), ...nastyTexts,
+                           ...unigramTexts])];
+  const out = [];
+  for (const text of all) {
+    const e = await cut.encode(text, null, { addSpecialTokens: true });
+    const h = await hub.encode(text, null, { addSpecialTokens: true });
+    const normalized = normalizer.normalizeString(text);
+    out.push(JSON.stringify({
+      text, ids: e.getIds(), offsets: e.getOffsets(), special: e.getSpecialTokensMask(),
+      word_ids: orNone(e.getWordIds()), tokens: e.getTokens(),
+      normalized, pieces: pre.preTokenizeString(normalized),
+      hub_ids: h.getIds(), hub_offsets: h.getOffsets(), hub_word_ids: orNone(h.getWordIds()),
+    }));
+  }
+  const file = path.join(dataDir, 'unigram_reference.jsonl');
+  fs.writeFileSync(file, out.join('\n') + '\n');
+  console.error(`wrote ${file}: ${out.length} texts`);
+}
+
+// (question, start of its context), every question of the SQuAD files, contexts cut at 240 code points.
+function squadPairs(files, count) {
+  const pairs = [];
+  for (const file of files) {
+    for (const record of JSON.parse(fs.readFileSync(file, 'utf8')).data) {
+      const items = record.paragraphs
+        ? record.paragraphs.flatMap(p => p.qas.map(qa => [qa.question.trimStart(), p.context]))
+        : [[record.question.trimStart(), record.context]];
+      for (const [q, c] of items) pairs.push([q, Array.from(c).slice(0, 240).join('')]);
+    }
+  }
+  return pairs.slice(0, count);
+}
+
+async function pairs() {
+  const cut = load('xlmr_cut');
+  await checkOffsets(cut);
+  const cases = squadPairs(squadFiles, 40);
+  for (let i = 0; i + 1 < unigramTexts.length; i += 3) {
+    cases.push([unigramTexts[i], unigramTexts[i + 1]]);
+  }
+  cases.push(['', ''], ['', 'x'], ['x', ''], ['  ', ' y '], ['<mask>', '<mask> z'], ['\u200b', 'a\u200b']);
+  const out = [];
+  for (const [first, second] of cases) {
+    const e = await cut.encode(first, second, { addSpecialTokens: true });
+    out.push(JSON.stringify({
+      first, second, ids: e.getIds(), type_ids: e.getTypeIds(), offsets: e.getOffsets(),
+      special: e.getSpecialTokensMask(), word_ids: orNone(e.getWordIds()),
+      sequence_ids: orNone(e.getSequenceIds()),
+    }));
+  }
+  const file = path.join(dataDir, 'unigram_pair_reference.jsonl');
+  fs.writeFileSync(file, out.join('\n') + '\n');
+  console.error(`wrote ${file}: ${out.length} pairs`);
+}
+
+const sweepBlock = 4096;
+function sweepText(first) {
+  let text = '';
+  for (let c = first; c < first + sweepBlock && c < 0x110000; ++c) {
+    if (c >= 0xD800 && c <= 0xDFFF) continue;
+    const ch = String.fromCodePoint(c);
+    text += 'a' + ch + ' ' + ch + 'b  ' + ch + '\u0301 ';
+  }
+  return text;
+}
+
+async function sweep() {
+  const cut = load('xlmr_cut');
+  await checkOffsets(cut);
+  const blocks = [];
+  for (let first = 0; first < 0x110000; first += sweepBlock) {
+    const e = await cut.encode(sweepText(first), null, { addSpecialTokens: false });
+    blocks.push({ first, tokens: e.getIds().length, hash: fnv(e.getIds(), e.getOffsets()) });
+  }
+  const file = path.join(dataDir, 'unigram_sweep.json');
+  fs.writeFileSync(file, JSON.stringify({ block: sweepBlock, blocks }) + '\n');
+  console.error(`wrote ${file}: ${blocks.length} blocks`);
+}
+
+(async () => {
+  if (mode === 'texts') await texts();
+  else if (mode === 'pairs') await pairs();
+  else if (mode === 'sweep') await sweep();
+  else { console.error(`unknown mode ${mode}`); process.exit(2); }
+})().catch(e => { console.error(e); process.exit(1); });

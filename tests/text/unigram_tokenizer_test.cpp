@@ -1,0 +1,150 @@
+// Tests for include/cputrain/text/unigram_tokenizer.hpp (with unigram_model.hpp, precompiled_charsmap.hpp,
+// normalized_text.hpp, normalizer_steps.hpp, metaspace.hpp and unigram_json.hpp): XLM-RoBERTa's tokenizer against
+// Hugging Face's Rust tokenizer on a small Unigram model trained with SentencePiece (tests/text/data/xlmr_cut, in
+// today's converter's form and in the older Hub form; scripts/make_unigram_model.py, make_unigram_reference.cjs):
+// the SQuAD files, nasty text, the normalizer's and Viterbi's corner cases, pairs, and every Unicode code point.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/text/load_tokenizer.hpp"
+#include "cputrain/text/tokenizer.hpp"
+#include "cputrain/text/unigram_tokenizer.hpp"
+#include "cputrain/text/utf8.hpp"
+#include "support/token_hash.hpp"
+
+// This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
+namespace unigram_tokenizer_test {
+
+using namespace cputrain::text;
+using spans = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
+namespace {
+
+std::string data(const std::string& name) { return std::string(CPUTRAIN_TEXT_TEST_DATA) + "/" + name; }
+
+const tokenizer& xlmr() {
+  static const tokenizer t = load_tokenizer(data("xlmr_cut"));
+  return t;
+}
+const tokenizer& xlmr_hub() {
+  static const tokenizer t = load_tokenizer(data("xlmr_cut_hub/tokenizer.json"));
+  return t;
+}
+
+std::vector<nlohmann::json> records(const std::string& file) {
+  std::ifstream in(data(file));
+  REQUIRE(in);
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+spans char_spans(const std::vector<text_span>& offsets) {
+  spans out;
+  for (const auto& s : offsets) out.emplace_back(s.begin, s.end);
+  return out;
+}
+
+// Byte offsets must cut the same characters the code-point offsets name.
+void check_byte_offsets(const std::string& text, const encoding& e) {
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (e.special_tokens_mask[i]) continue;
+    CHECK(e.byte_offsets[i].begin == byte_position(text, e.offsets[i].begin));
+    CHECK(e.byte_offsets[i].end == byte_position(text, e.offsets[i].end));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("XLM-R's tokenizer.json is read as a Unigram tokenizer with RoBERTa's layout and fairseq's ids") {
+  const tokenizer& t = xlmr();
+  CHECK(t.family() == "Unigram");
+  CHECK(t.specials().layout == special_layout::roberta);
+  CHECK(t.specials().cls == 0);
+  CHECK(t.specials().pad == std::optional<std::int32_t>(1));
+  CHECK(t.specials().sep == 2);
+  CHECK(t.specials().unk == std::optional<std::int32_t>(3));
+  CHECK(t.specials().mask == std::optional<std::int32_t>(2001));
+  CHECK(t.id_count() == 2002);
+  CHECK(t.token_to_id("<mask>") == std::optional<std::int32_t>(2001));
+  CHECK(xlmr_hub().id_count() == 2002);
+}
+
+TEST_CASE("every reference text gets Hugging Face's ids, offsets, special-tokens mask and word ids") {
+  const auto refs = records("unigram_reference.jsonl");
+  REQUIRE(refs.size() > 60);
+  for (const auto& r : refs) {
+    const std::string text = r["text"];
+    INFO("text: " << r["text"].dump());
+    const encoding e = xlmr().encode(text);
+    CHECK(e.ids == r["ids"].get<std::vector<std::int32_t>>());
+    CHECK(char_spans(e.offsets) == r["offsets"].get<spans>());
+    CHECK(std::vector<int>(e.special_tokens_mask.begin(), e.special_tokens_mask.end()) == r["special"].get<std::vector<int>>());
+    CHECK(e.word_ids == r["word_ids"].get<std::vector<std::int32_t>>());
+    check_byte_offsets(text, e);
+    INFO("the older Hub form: Precompiled alone, Metaspace's add_prefix_space");
+    const encoding hub = xlmr_hub().encode(text);
+    CHECK(hub.ids == r["hub_ids"].get<std::vector<std::int32_t>>());
+    CHECK(char_spans(hub.offsets) == r["hub_offsets"].get<spans>());
+    CHECK(hub.word_ids == r["hub_word_ids"].get<std::vector<std::int32_t>>());
+  }
+}
+
+TEST_CASE("pairs are <s> A </s></s> B </s> with type ids 0, as Hugging Face encodes them") {
+  const auto refs = records("unigram_pair_reference.jsonl");
+  REQUIRE(refs.size() > 40);
+  for (const auto& r : refs) {
+    INFO("first: " << r["first"].dump() << "\nsecond: " << r["second"].dump());
+    const encoding e = xlmr().encode_pair(r["first"].get<std::string>(), r["second"].get<std::string>());
+    CHECK(e.ids == r["ids"].get<std::vector<std::int32_t>>());
+    CHECK(e.type_ids == r["type_ids"].get<std::vector<std::int32_t>>());
+    CHECK(char_spans(e.offsets) == r["offsets"].get<spans>());
+    CHECK(std::vector<int>(e.special_tokens_mask.begin(), e.special_tokens_mask.end()) == r["special"].get<std::vector<int>>());
+    CHECK(std::vector<int>(e.sequence_ids.begin(), e.sequence_ids.end()) == r["sequence_ids"].get<std::vector<int>>());
+    CHECK(e.word_ids == r["word_ids"].get<std::vector<std::int32_t>>());
+  }
+}
+
+// The same text and hash as scripts/make_unigram_reference.cjs's sweep mode.
+std::string sweep_text(char32_t first, char32_t block) {
+  std::string text;
+  for (char32_t c = first; c < first + block && c < 0x110000; ++c) {
+    if (c >= 0xD800 && c <= 0xDFFF) continue;
+    std::string ch;
+    append_utf8(ch, c);
+    text += "a" + ch + " " + ch + "b  " + ch + "\xCC\x81 ";  // U+0301 after the last
+  }
+  return text;
+}
+
+TEST_CASE("every Unicode code point is normalized, split and placed as by Hugging Face's Unigram tokenizer") {
+  const auto& t = xlmr();
+  std::ifstream in(data("unigram_sweep.json"));
+  REQUIRE(in);
+  const auto ref = nlohmann::json::parse(in);
+  const auto block = ref["block"].get<char32_t>();
+  std::size_t blocks = 0, failed = 0;
+  for (const auto& b : ref["blocks"]) {
+    const auto first = b["first"].get<char32_t>();
+    token_sequence got;
+    t.encode(sweep_text(first, block), got);
+    INFO("code points " << std::hex << static_cast<std::uint32_t>(first) << " to "
+                        << static_cast<std::uint32_t>(first + block - 1)
+                        << " (scripts/make_unigram_reference.cjs sweep makes the same text)");
+    CHECK(got.size() == b["tokens"].get<std::size_t>());
+    CHECK(cputrain::test::token_hash(got) == b["hash"].get<std::uint32_t>());
+    failed += cputrain::test::token_hash(got) != b["hash"].get<std::uint32_t>();
+    ++blocks;
+  }
+  CHECK(blocks == 272);
+  CHECK(failed == 0);
+}
+
+}  // namespace unigram_tokenizer_test
