@@ -5,8 +5,10 @@
 // the SQuAD files, nasty text, the normalizer's and Viterbi's corner cases, pairs, and every Unicode code point.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,8 +17,10 @@
 
 #include "cputrain/text/load_tokenizer.hpp"
 #include "cputrain/text/tokenizer.hpp"
+#include "cputrain/text/unigram_json_writer.hpp"
 #include "cputrain/text/unigram_tokenizer.hpp"
 #include "cputrain/text/utf8.hpp"
+#include "support/temp_dir.hpp"
 #include "support/token_hash.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
@@ -145,6 +149,51 @@ TEST_CASE("every Unicode code point is normalized, split and placed as by Huggin
   }
   CHECK(blocks == 272);
   CHECK(failed == 0);
+}
+
+TEST_CASE("a Unigram tokenizer written back as tokenizer.json keeps the file's scores and charsmap and encodes the same") {
+  const tokenizer& t = xlmr();
+  const auto written = to_tokenizer_json(std::get<unigram_tokenizer>(t.get()), t.specials());
+  std::ifstream in(data("xlmr_cut/tokenizer.json"));
+  REQUIRE(in);
+  const auto original = nlohmann::ordered_json::parse(in);
+  CHECK(written["model"] == original["model"]);
+  CHECK(written["normalizer"] == original["normalizer"]);
+  CHECK(written["pre_tokenizer"] == original["pre_tokenizer"]);
+  CHECK(written["post_processor"]["single"] == original["post_processor"]["single"]);
+  CHECK(written["post_processor"]["pair"] == original["post_processor"]["pair"]);
+  CHECK(written["added_tokens"] == original["added_tokens"]);
+  cputrain::test::temp_dir dir;
+  std::ofstream(dir.path() / "tokenizer.json") << written.dump();
+  const tokenizer back = load_tokenizer_json(dir.path() / "tokenizer.json");
+  for (const auto& r : records("unigram_reference.jsonl")) {
+    INFO("text: " << r["text"].dump());
+    const encoding e = back.encode(r["text"].get<std::string>());
+    CHECK(e.ids == r["ids"].get<std::vector<std::int32_t>>());
+    CHECK(char_spans(e.offsets) == r["offsets"].get<spans>());
+  }
+  CHECK(t.id_to_token(2001) == std::optional<std::string>("<mask>"));
+  CHECK(t.id_to_token(5) == std::optional<std::string>(std::get<unigram_tokenizer>(t.get()).model().vocab()[5].first));
+  CHECK(t.id_to_token(2002) == std::nullopt);
+}
+
+TEST_CASE("scores are used as Hugging Face reads them from JSON: digits over a power of ten") {
+  // Exact parsing gives the nearest double; the reference divides the digits by 10^15 instead, one ulp away.
+  CHECK(score_as_reference_reads(-12.563669634938593) == -12.563669634938591);
+  CHECK(score_as_reference_reads(-9.634415443986683) == -9.634415443986684);
+  CHECK(score_as_reference_reads(-0.43561181362301915) == -0.4356118136230191);
+  std::size_t differ = 0, total = 0;
+  for (const auto& [token, score] : std::get<unigram_tokenizer>(xlmr().get()).model().vocab()) {
+    const double read = score_as_reference_reads(score);
+    CHECK(std::abs(read - score) <= std::abs(score) * 3e-16);
+    differ += read != score;
+    ++total;
+  }
+  INFO(differ << " of " << total << " scores read differently than exactly");
+  CHECK(differ > 50);  // the fixture's writer found 116 of its 2002 one ulp off
+  CHECK(differ < 200);
+  CHECK(score_as_reference_reads(0.0) == 0.0);
+  CHECK(score_as_reference_reads(-1.5) == -1.5);
 }
 
 }  // namespace unigram_tokenizer_test

@@ -1,7 +1,9 @@
-// cputrain::text::decode_base64 — the standard base64 alphabet (RFC 4648, '=' padding optional), strict: tokenizer.json
-// stores SentencePiece's precompiled_charsmap this way, and a damaged one must be refused, not half-read.
+// cputrain::text::decode_base64, encode_base64 — the standard base64 alphabet (RFC 4648; '=' padding optional when
+// reading), strict: tokenizer.json stores SentencePiece's precompiled_charsmap this way, and a damaged one must be
+// refused, not half-read.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -44,6 +46,21 @@ inline std::optional<std::string> decode_base64(std::string_view text, std::size
     }
   }
   if ((bits & ((1u << count) - 1)) != 0) return fail(end - 1);  // bits left over that are not zero
+  return out;
+}
+
+/// `bytes` as base64 with '=' padding.
+inline std::string encode_base64(std::string_view bytes) {
+  static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < 3; ++k)
+      v = (v << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
+    for (std::size_t k = 0; k < 4; ++k) out.push_back(k <= n ? alphabet[(v >> (18 - 6 * k)) & 63] : '=');
+  }
   return out;
 }
 

@@ -26,6 +26,7 @@ struct replace_step {
   std::string pattern;     // the literal, or the repeated character
   std::size_t min_run = 0;  // 0: `pattern` is a literal
   std::string content;
+  std::string regex;        // the regex as the file wrote it (empty for a literal), to write back
 };
 
 class normalizer_chain {

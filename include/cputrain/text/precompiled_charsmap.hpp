@@ -24,7 +24,7 @@ class precompiled_charsmap {
  public:
   /// `blob`: [u32 trie size in bytes, little-endian][trie units, u32 each][replacement strings, NUL-terminated].
   /// Throws text_error naming `source` when the blob is cut short, its trie empty or its strings not UTF-8.
-  precompiled_charsmap(std::string_view blob, const std::string& source) {
+  precompiled_charsmap(std::string_view blob, const std::string& source) : blob_(blob) {
     if (blob.size() < 4) throw text_error(source + ": shorter than its 4-byte trie size");
     const std::uint32_t trie_bytes = read_u32(blob, 0);
     const std::size_t units = trie_bytes / 4;
@@ -38,6 +38,9 @@ class precompiled_charsmap {
     if (const auto bad = find_invalid_utf8(strings_); bad != std::string_view::npos)
       throw text_error(source + ": its replacement strings are not UTF-8 (byte " + std::to_string(bad) + ")");
   }
+
+  /// The blob it was read from, to write back.
+  [[nodiscard]] const std::string& blob() const noexcept { return blob_; }
 
   /// The replacement for the shortest rule that matches the start of `chunk`, if any. Throws text_error when the
   /// rule points outside the replacement strings (a damaged charsmap).
@@ -146,6 +149,7 @@ class precompiled_charsmap {
     }
   }
 
+  std::string blob_;
   std::vector<std::uint32_t> units_;
   std::string strings_;
 };

@@ -58,6 +58,14 @@ inline nlohmann::ordered_json post_processor_json(const byte_level_bpe_tokenizer
   return nullptr;
 }
 
+inline nlohmann::ordered_json added_tokens_json(const std::vector<added_token>& tokens) {
+  nlohmann::ordered_json added = nlohmann::ordered_json::array();
+  for (const auto& a : tokens)
+    added.push_back({{"id", a.id}, {"content", a.content}, {"single_word", a.single_word}, {"lstrip", a.lstrip},
+                     {"rstrip", a.rstrip}, {"normalized", a.normalized}, {"special", a.special}});
+  return added;
+}
+
 }  // namespace detail
 
 /// The tokenizer.json of `t` with `specials`. Throws text_error when a special token's id has no token.
@@ -71,15 +79,11 @@ inline nlohmann::ordered_json to_tokenizer_json(const byte_level_bpe_tokenizer& 
   };
   const bool wraps = specials.layout != special_layout::none;
   const std::string cls = wraps ? token_of(specials.cls) : "", sep = wraps ? token_of(specials.sep) : "";
-  nlohmann::ordered_json added = nlohmann::ordered_json::array();
-  for (const auto& a : t.added_tokens().tokens())
-    added.push_back({{"id", a.id}, {"content", a.content}, {"single_word", a.single_word}, {"lstrip", a.lstrip},
-                     {"rstrip", a.rstrip}, {"normalized", a.normalized}, {"special", a.special}});
   const byte_level_options& o = t.options();
   return {{"version", "1.0"},
           {"truncation", nullptr},
           {"padding", nullptr},
-          {"added_tokens", std::move(added)},
+          {"added_tokens", detail::added_tokens_json(t.added_tokens().tokens())},
           {"normalizer", nullptr},
           {"pre_tokenizer",
            {{"type", "ByteLevel"}, {"add_prefix_space", o.add_prefix_space}, {"trim_offsets", o.trim_offsets},

@@ -4,11 +4,7 @@
 // Anything else is refused naming the file, the JSON path and what cputrain implements.
 #pragma once
 
-#include <array>
 #include <cctype>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -41,39 +37,6 @@ struct unigram_file {
 
 namespace detail {
 
-/// A score as Hugging Face reads it: serde_json without its exact-float option takes the decimal digits as an
-/// integer, then multiplies or divides once by a power of ten, which is 1 ulp off the exact value for about one
-/// score in twenty. The digits are those of the shortest form that reads back as `parsed`, the form Python's json
-/// and Rust's serde_json write; and the ulp decides near-ties between splits.
-inline double score_as_reference_reads(double parsed) {
-  if (!std::isfinite(parsed) || parsed == 0.0) return parsed;
-  char buffer[64];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, parsed, std::chars_format::scientific);
-  if (ec != std::errc()) return parsed;
-  const std::string_view text(buffer, static_cast<std::size_t>(end - buffer));
-  const std::size_t e = text.find('e');
-  std::uint64_t digits = 0;
-  int count = 0;
-  for (const char c : text.substr(0, e))
-    if (c >= '0' && c <= '9') {
-      digits = digits * 10 + static_cast<std::uint64_t>(c - '0');
-      ++count;
-    }
-  int exponent = std::stoi(std::string(text.substr(e + 1))) - (count - 1);
-  static const auto powers = [] {
-    std::array<double, 309> p{};
-    for (int k = 0; k <= 308; ++k) p[static_cast<std::size_t>(k)] = std::strtod(("1e" + std::to_string(k)).c_str(), nullptr);
-    return p;
-  }();
-  double f = static_cast<double>(digits);
-  while (exponent < -308) {
-    f /= 1e308;
-    exponent += 308;
-  }
-  f = exponent >= 0 ? f * powers[static_cast<std::size_t>(exponent)] : f / powers[static_cast<std::size_t>(-exponent)];
-  return parsed < 0 ? -f : f;
-}
-
 inline std::shared_ptr<const unigram_model> read_unigram_model(const json_at& model, const std::string& source) {
   (void)model.type({"Unigram"});
   const json_at vocab = model["vocab"];
@@ -85,7 +48,7 @@ inline std::shared_ptr<const unigram_model> read_unigram_model(const json_at& mo
     const json_at entry = vocab.at(i);
     const auto& v = entry.value();
     if (!v.is_array() || v.size() != 2 || !v[0].is_string() || !v[1].is_number()) entry.expected("[token, score]");
-    pieces.emplace_back(v[0].get<std::string>(), score_as_reference_reads(v[1].get<double>()));
+    pieces.emplace_back(v[0].get<std::string>(), v[1].get<double>());
   }
   std::optional<std::int32_t> unk;
   if (!model["unk_id"].is_null()) unk = model["unk_id"].model_id();
@@ -121,6 +84,7 @@ inline std::optional<replace_step> repeated_char_regex(const std::string& regex)
   } else {
     return std::nullopt;
   }
+  step.regex = regex;
   return step;
 }
 
@@ -147,7 +111,7 @@ inline void read_normalizer(const json_at& n, std::vector<normalizer_chain::step
     const json_at pattern = n["pattern"];
     std::optional<replace_step> step;
     if (!pattern["String"].is_null()) {
-      step = replace_step{pattern["String"].string(), 0, {}};
+      step = replace_step{pattern["String"].string(), 0, {}, {}};
       if (step->pattern.empty()) pattern["String"].fail("is empty");
     } else if (!pattern["Regex"].is_null()) {
       step = repeated_char_regex(pattern["Regex"].string());

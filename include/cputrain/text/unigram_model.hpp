@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -14,12 +17,46 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "cputrain/text/text_error.hpp"
 
 namespace cputrain::text {
+
+/// A score as Hugging Face reads it from tokenizer.json: serde_json without its exact-float option takes the
+/// decimal digits as an integer, then multiplies or divides once by a power of ten, which is 1 ulp off the exact
+/// value for about one score in twenty. The digits are those of the shortest form that reads back as `parsed`, the
+/// form Python's json and Rust's serde_json write; and the ulp decides near-ties between splits.
+inline double score_as_reference_reads(double parsed) {
+  if (!std::isfinite(parsed) || parsed == 0.0) return parsed;
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, parsed, std::chars_format::scientific);
+  if (ec != std::errc()) return parsed;
+  const std::string_view text(buffer, static_cast<std::size_t>(end - buffer));
+  const std::size_t e = text.find('e');
+  std::uint64_t digits = 0;
+  int count = 0;
+  for (const char c : text.substr(0, e))
+    if (c >= '0' && c <= '9') {
+      digits = digits * 10 + static_cast<std::uint64_t>(c - '0');
+      ++count;
+    }
+  int exponent = std::stoi(std::string(text.substr(e + 1))) - (count - 1);
+  static const auto powers = [] {
+    std::array<double, 309> p{};
+    for (int k = 0; k <= 308; ++k) p[static_cast<std::size_t>(k)] = std::strtod(("1e" + std::to_string(k)).c_str(), nullptr);
+    return p;
+  }();
+  double f = static_cast<double>(digits);
+  while (exponent < -308) {
+    f /= 1e308;
+    exponent += 308;
+  }
+  f = exponent >= 0 ? f * powers[static_cast<std::size_t>(exponent)] : f / powers[static_cast<std::size_t>(-exponent)];
+  return parsed < 0 ? -f : f;
+}
 
 /// A token of one piece: its id and its bytes [begin, end) within the piece.
 struct unigram_token {
@@ -30,7 +67,8 @@ struct unigram_token {
 
 class unigram_model {
  public:
-  /// `vocab`: each token with its score, the id being its index. Throws text_error naming `source` for an empty
+  /// `vocab`: each token with its score as tokenizer.json writes it, the id being its index; the search uses each
+  /// score as the reference reads it (score_as_reference_reads). Throws text_error naming `source` for an empty
   /// vocabulary or an unk_id outside it.
   unigram_model(std::vector<std::pair<std::string, double>> vocab, std::optional<std::int32_t> unk_id,
                 bool byte_fallback, const std::string& source)
@@ -39,11 +77,13 @@ class unigram_model {
     if (unk_id_ && static_cast<std::size_t>(*unk_id_) >= vocab_.size())
       throw text_error(source + ": unk_id " + std::to_string(*unk_id_) + " is outside the vocabulary of " +
                        std::to_string(vocab_.size()));
-    min_score_ = vocab_[0].second;
-    for (const auto& [token, score] : vocab_) min_score_ = std::min(min_score_, score);
+    scores_.reserve(vocab_.size());
+    for (const auto& entry : vocab_) scores_.push_back(score_as_reference_reads(entry.second));
+    min_score_ = *std::min_element(scores_.begin(), scores_.end());
     build_trie();
   }
 
+  /// The tokens with their scores as given (written back unchanged).
   [[nodiscard]] const std::vector<std::pair<std::string, double>>& vocab() const noexcept { return vocab_; }
   [[nodiscard]] std::size_t size() const noexcept { return vocab_.size(); }
   [[nodiscard]] std::optional<std::int32_t> unk_id() const noexcept { return unk_id_; }
@@ -77,7 +117,7 @@ class unigram_model {
         if (node == no_node) break;
         const std::int32_t id = nodes_[node].id;
         if (id < 0) continue;
-        offer(best[end], id, start, vocab_[static_cast<std::size_t>(id)].second + so_far);
+        offer(best[end], id, start, scores_[static_cast<std::size_t>(id)] + so_far);
         covers_char |= end - start == char_bytes;
       }
       if (!covers_char) offer(best[start + char_bytes], unk(), start, unk_score + so_far);
@@ -205,6 +245,7 @@ class unigram_model {
   }
 
   std::vector<std::pair<std::string, double>> vocab_;
+  std::vector<double> scores_;  // as the reference reads them
   std::optional<std::int32_t> unk_id_;
   bool byte_fallback_ = false;
   double min_score_ = 0.0;

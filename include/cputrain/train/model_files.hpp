@@ -23,6 +23,7 @@
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/tokenizer.hpp"
 #include "cputrain/text/tokenizer_json_writer.hpp"
+#include "cputrain/text/unigram_json_writer.hpp"
 
 namespace cputrain::train {
 
@@ -219,8 +220,9 @@ CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int mod
   return lines;
 }
 
-/// Writes a tokenizer of any family: WordPiece as above; byte-level BPE as tokenizer.json, tokenizer_config.json
-/// (the layout's tokenizer class, add_prefix_space, trim_offsets, the special tokens) and special_tokens_map.json.
+/// Writes a tokenizer of any family: WordPiece as above; byte-level BPE and Unigram as tokenizer.json,
+/// tokenizer_config.json (the layout's tokenizer class, byte-level's add_prefix_space and trim_offsets, the special
+/// tokens) and special_tokens_map.json.
 CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_max_length,
                                   const std::filesystem::path& dir);
 
@@ -229,17 +231,23 @@ CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_ma
                                   const std::filesystem::path& dir) {
   if (const auto* wordpiece = std::get_if<text::bert_tokenizer>(&tokenizer.get()))
     return save_tokenizer(*wordpiece, model_max_length, dir);
-  const auto& bpe = std::get<text::byte_level_bpe_tokenizer>(tokenizer.get());
   const text::special_tokens& specials = tokenizer.specials();
-  io::write_file_atomically(dir / "tokenizer.json", text::to_tokenizer_json(bpe, specials).dump(2) + "\n");
+  const bool roberta = specials.layout == text::special_layout::roberta;
+  nlohmann::ordered_json settings;  // the class and the switches its fast tokenizer reads
+  if (const auto* bpe = std::get_if<text::byte_level_bpe_tokenizer>(&tokenizer.get())) {
+    io::write_file_atomically(dir / "tokenizer.json", text::to_tokenizer_json(*bpe, specials).dump(2) + "\n");
+    settings["add_prefix_space"] = bpe->options().add_prefix_space;
+    settings["tokenizer_class"] = roberta ? "RobertaTokenizer" : "GPT2Tokenizer";
+    settings["trim_offsets"] = bpe->options().trim_offsets;
+  } else {
+    const auto& unigram = std::get<text::unigram_tokenizer>(tokenizer.get());
+    io::write_file_atomically(dir / "tokenizer.json", text::to_tokenizer_json(unigram, specials).dump() + "\n");
+    settings["tokenizer_class"] = roberta ? "XLMRobertaTokenizer" : "PreTrainedTokenizerFast";
+  }
   nlohmann::ordered_json map;
   const auto name = [&](const char* key, std::optional<std::int32_t> id) {
     if (!id) return;
-    for (const auto& a : bpe.added_tokens().tokens())
-      if (a.id == *id) map[key] = a.content;
-    if (map.contains(key)) return;
-    for (const auto& [token, i] : bpe.model().vocab())
-      if (i == *id) map[key] = token;
+    if (const auto token = tokenizer.id_to_token(*id)) map[key] = *token;
   };
   const bool wraps = specials.layout != text::special_layout::none;
   name("bos_token", wraps ? std::optional(specials.cls) : std::nullopt);
@@ -250,10 +258,8 @@ CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_ma
   name("sep_token", wraps ? std::optional(specials.sep) : std::nullopt);
   name("unk_token", specials.unk);
   nlohmann::ordered_json config = map;
-  config["add_prefix_space"] = bpe.options().add_prefix_space;
   config["model_max_length"] = model_max_length;
-  config["tokenizer_class"] = specials.layout == text::special_layout::roberta ? "RobertaTokenizer" : "GPT2Tokenizer";
-  config["trim_offsets"] = bpe.options().trim_offsets;
+  config.update(settings);
   io::write_file_atomically(dir / "tokenizer_config.json", config.dump(2) + "\n");
   io::write_file_atomically(dir / "special_tokens_map.json", map.dump(2) + "\n");
 }

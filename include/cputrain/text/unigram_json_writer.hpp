@@ -1,0 +1,104 @@
+// cputrain::text::to_tokenizer_json for a Unigram tokenizer — XLM-RoBERTa's tokenizer written back as the
+// tokenizer.json Hugging Face's tokenizers would save for it (the normalizers with SentencePiece's charsmap, Metaspace,
+// the Unigram model with its scores as they were read, added tokens, the layout as a TemplateProcessing), so a model
+// cputrain saves loads with AutoTokenizer and with load_tokenizer alike and encodes the same.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "cputrain/text/base64.hpp"
+#include "cputrain/text/normalizer_steps.hpp"
+#include "cputrain/text/special_tokens.hpp"
+#include "cputrain/text/text_error.hpp"
+#include "cputrain/text/tokenizer_json_writer.hpp"
+#include "cputrain/text/unigram_tokenizer.hpp"
+
+namespace cputrain::text {
+
+namespace detail {
+
+inline nlohmann::ordered_json normalizer_json(const normalizer_chain& chain) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& step : chain.steps()) {
+    if (const auto* map = std::get_if<std::shared_ptr<const precompiled_charsmap>>(&step)) {
+      list.push_back({{"type", "Precompiled"}, {"precompiled_charsmap", encode_base64((*map)->blob())}});
+    } else if (const auto* strip = std::get_if<strip_step>(&step)) {
+      list.push_back({{"type", "Strip"}, {"strip_left", strip->left}, {"strip_right", strip->right}});
+    } else {
+      const auto& r = std::get<replace_step>(step);
+      nlohmann::ordered_json pattern;
+      if (r.min_run == 0) pattern["String"] = r.pattern;
+      else pattern["Regex"] = r.regex;
+      list.push_back({{"type", "Replace"}, {"pattern", std::move(pattern)}, {"content", r.content}});
+    }
+  }
+  if (list.empty()) return nullptr;
+  if (list.size() == 1) return list[0];
+  return {{"type", "Sequence"}, {"normalizers", std::move(list)}};
+}
+
+inline nlohmann::ordered_json metaspace_json(const metaspace_options& o, const char* type) {
+  const char* scheme = o.prepend == prepend_scheme::always ? "always" : o.prepend == prepend_scheme::first ? "first" : "never";
+  return {{"type", type}, {"replacement", o.replacement}, {"prepend_scheme", scheme}, {"split", o.split}};
+}
+
+// The layout as TemplateProcessing, with the token names `cls` and `sep`.
+inline nlohmann::ordered_json template_json(const special_tokens& s, const std::string& cls, const std::string& sep) {
+  if (s.layout == special_layout::none) return nullptr;
+  const auto special = [](const std::string& name, int type) {
+    return nlohmann::ordered_json{{"SpecialToken", {{"id", name}, {"type_id", type}}}};
+  };
+  const auto sequence = [](const char* name, int type) {
+    return nlohmann::ordered_json{{"Sequence", {{"id", name}, {"type_id", type}}}};
+  };
+  const bool bert = s.layout == special_layout::bert;
+  nlohmann::ordered_json single = {special(cls, 0), sequence("A", 0), special(sep, 0)};
+  nlohmann::ordered_json pair = single;
+  if (!bert) pair.push_back(special(sep, 0));
+  pair.push_back(sequence("B", bert ? 1 : 0));
+  pair.push_back(special(sep, bert ? 1 : 0));
+  nlohmann::ordered_json tokens;
+  tokens[cls] = {{"id", cls}, {"ids", {s.cls}}, {"tokens", {cls}}};
+  tokens[sep] = {{"id", sep}, {"ids", {s.sep}}, {"tokens", {sep}}};
+  return {{"type", "TemplateProcessing"}, {"single", std::move(single)}, {"pair", std::move(pair)},
+          {"special_tokens", std::move(tokens)}};
+}
+
+}  // namespace detail
+
+/// The tokenizer.json of `t` with `specials`. Throws text_error when a special token's id has no token.
+inline nlohmann::ordered_json to_tokenizer_json(const unigram_tokenizer& t, const special_tokens& specials) {
+  const auto added = t.added_tokens();
+  const auto token_of = [&](std::int32_t id) -> std::string {
+    for (const auto& a : added)
+      if (a.id == id) return a.content;
+    if (id >= 0 && static_cast<std::size_t>(id) < t.model().size()) return t.model().vocab()[static_cast<std::size_t>(id)].first;
+    throw text_error("tokenizer.json: no token has the special id " + std::to_string(id));
+  };
+  const bool wraps = specials.layout != special_layout::none;
+  const std::string cls = wraps ? token_of(specials.cls) : "", sep = wraps ? token_of(specials.sep) : "";
+  nlohmann::ordered_json vocab = nlohmann::ordered_json::array();
+  for (const auto& [token, score] : t.model().vocab()) vocab.push_back({token, score});
+  const auto unk = t.model().unk_id();
+  return {{"version", "1.0"},
+          {"truncation", nullptr},
+          {"padding", nullptr},
+          {"added_tokens", detail::added_tokens_json(added)},
+          {"normalizer", detail::normalizer_json(t.normalizer())},
+          {"pre_tokenizer", detail::metaspace_json(t.metaspace(), "Metaspace")},
+          {"post_processor", detail::template_json(specials, cls, sep)},
+          {"decoder", detail::metaspace_json(t.metaspace(), "Metaspace")},
+          {"model",
+           {{"type", "Unigram"},
+            {"unk_id", unk ? nlohmann::ordered_json(*unk) : nlohmann::ordered_json(nullptr)},
+            {"vocab", std::move(vocab)},
+            {"byte_fallback", t.model().byte_fallback()}}}};
+}
+
+}  // namespace cputrain::text
