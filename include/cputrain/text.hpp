@@ -1,6 +1,6 @@
 // cputrain/text.hpp — the tokenizers with character offsets: BERT's WordPiece and its vocabulary, GPT-2's and
-// RoBERTa's byte-level BPE, one tokenizer type over them with the special tokens of each layout, loaded from a model
-// directory's tokenizer.json or legacy files.
+// RoBERTa's byte-level BPE, XLM-RoBERTa's SentencePiece Unigram, one tokenizer type over them with the special
+// tokens of each layout, loaded from a model directory's tokenizer.json or legacy files.
 #pragma once
 
 #include "cputrain/text/added_tokens.hpp"          // IWYU pragma: export
@@ -18,13 +18,16 @@
 #include "cputrain/text/normalized_text.hpp"       // IWYU pragma: export
 #include "cputrain/text/normalizer_steps.hpp"      // IWYU pragma: export
 #include "cputrain/text/precompiled_charsmap.hpp"  // IWYU pragma: export
+#include "cputrain/text/sentencepiece_model.hpp"   // IWYU pragma: export
 #include "cputrain/text/special_tokens.hpp"        // IWYU pragma: export
 #include "cputrain/text/text_error.hpp"            // IWYU pragma: export
 #include "cputrain/text/token_sequence.hpp"        // IWYU pragma: export
 #include "cputrain/text/tokenizer.hpp"             // IWYU pragma: export
 #include "cputrain/text/tokenizer_json.hpp"        // IWYU pragma: export
 #include "cputrain/text/tokenizer_json_writer.hpp" // IWYU pragma: export
+#include "cputrain/text/unigram_files.hpp"         // IWYU pragma: export
 #include "cputrain/text/unigram_json.hpp"          // IWYU pragma: export
+#include "cputrain/text/unigram_json_writer.hpp"   // IWYU pragma: export
 #include "cputrain/text/unigram_model.hpp"         // IWYU pragma: export
 #include "cputrain/text/unigram_tokenizer.hpp"     // IWYU pragma: export
 #include "cputrain/text/utf8.hpp"                  // IWYU pragma: export

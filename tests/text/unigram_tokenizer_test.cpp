@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -194,6 +196,60 @@ TEST_CASE("scores are used as Hugging Face reads them from JSON: digits over a p
   CHECK(differ < 200);
   CHECK(score_as_reference_reads(0.0) == 0.0);
   CHECK(score_as_reference_reads(-1.5) == -1.5);
+}
+
+TEST_CASE("XLM-R's legacy sentencepiece.bpe.model is converted as transformers converts it") {
+  cputrain::test::temp_dir dir;
+  for (const char* name : {"sentencepiece.bpe.model", "tokenizer_config.json", "config.json"})
+    std::filesystem::copy_file(data(std::string("xlmr_cut/") + name), dir.path() / name);
+  const tokenizer t = load_tokenizer(dir.path());
+  CHECK(t.family() == "Unigram");
+  CHECK(t.id_count() == 2002);
+  CHECK(t.specials().mask == std::optional<std::int32_t>(2001));
+  // The converter hands the model's float scores to the tokenizer without JSON, so they are not read the way
+  // tokenizer.json's are; on these texts no split is close enough for that to matter.
+  for (const auto& r : records("unigram_reference.jsonl")) {
+    INFO("text: " << r["text"].dump());
+    const encoding e = t.encode(r["text"].get<std::string>());
+    CHECK(e.ids == r["ids"].get<std::vector<std::int32_t>>());
+    CHECK(char_spans(e.offsets) == r["offsets"].get<spans>());
+    CHECK(e.word_ids == r["word_ids"].get<std::vector<std::int32_t>>());
+  }
+  // Its tokens and scores are tokenizer.json's: the same conversion.
+  std::ifstream in(data("xlmr_cut/tokenizer.json"));
+  const auto original = nlohmann::json::parse(in);
+  const auto& model = std::get<unigram_tokenizer>(t.get()).model();
+  REQUIRE(model.size() == original["model"]["vocab"].size());
+  for (std::size_t i = 0; i < model.size(); ++i) {
+    CHECK(model.vocab()[i].first == original["model"]["vocab"][i][0].get<std::string>());
+    CHECK(model.vocab()[i].second == original["model"]["vocab"][i][1].get<double>());
+  }
+}
+
+TEST_CASE("a damaged or foreign SentencePiece model file is refused naming the file") {
+  cputrain::test::temp_dir dir;
+  const auto error_of = [&](const std::string& bytes, const std::string& config = "{}") {
+    std::ofstream(dir.path() / "sentencepiece.bpe.model", std::ios::binary) << bytes;
+    std::ofstream(dir.path() / "tokenizer_config.json") << config;
+    try {
+      (void)load_tokenizer(dir.path(), {false});
+    } catch (const text_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("<no error>");
+  };
+  std::ifstream in(data("xlmr_cut/sentencepiece.bpe.model"), std::ios::binary);
+  const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(error_of(good) == "<no error>");
+  CHECK_THAT(error_of(good.substr(0, good.size() / 2)),
+             Catch::Contains("sentencepiece.bpe.model: not a SentencePiece model: a field longer than the rest"));
+  CHECK_THAT(error_of(""), Catch::Contains("not a SentencePiece model: it has no pieces"));
+  CHECK_THAT(error_of("\x0b"), Catch::Contains("wire type 3") && Catch::Contains("at byte 0"));
+  CHECK_THAT(error_of(good, R"({"tokenizer_class": "CamembertTokenizer"})"),
+             Catch::Contains("tokenizer_config.json: tokenizer_class is \"CamembertTokenizer\""));
+  // A BPE SentencePiece model: the trainer spec's model_type (field 3 of field 2) set to 2.
+  const std::string bpe = good + std::string("\x12\x02\x18\x02", 4);
+  CHECK_THAT(error_of(bpe), Catch::Contains("a SentencePiece BPE model; cputrain reads Unigram models"));
 }
 
 }  // namespace unigram_tokenizer_test

@@ -1,9 +1,9 @@
 // cputrain::text::load_tokenizer — the tokenizer of a Hugging Face model directory, found as AutoTokenizer finds
 // it: tokenizer.json first (WordPiece, byte-level BPE or SentencePiece Unigram), else the legacy files (vocab.txt;
-// vocab.json with merges.txt), with tokenizer_config.json's switches applied over it as the fast tokenizer classes apply them
-// (do_lower_case, strip_accents, tokenize_chinese_chars for BERT; add_prefix_space, trim_offsets for RoBERTa and
-// GPT-2) and its pad/mask/unk tokens. A tokenizer that can produce ids beyond config.json's vocab_size is refused:
-// the model's embedding table would be read out of bounds.
+// vocab.json with merges.txt; XLM-RoBERTa's sentencepiece.bpe.model), with tokenizer_config.json's switches
+// applied over it as the fast tokenizer classes apply them (do_lower_case, strip_accents, tokenize_chinese_chars
+// for BERT; add_prefix_space, trim_offsets for RoBERTa and GPT-2) and its pad/mask/unk tokens. A tokenizer that can
+// produce ids beyond config.json's vocab_size is refused: the model's embedding table would be read out of bounds.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,7 @@
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/tokenizer.hpp"
 #include "cputrain/text/tokenizer_json.hpp"
+#include "cputrain/text/unigram_files.hpp"
 #include "cputrain/text/unigram_json.hpp"
 #include "cputrain/text/wordpiece_json.hpp"
 
@@ -123,6 +124,17 @@ inline byte_level_family legacy_byte_level_family(const std::filesystem::path& d
                                   "tokenizer_config.json's tokenizer_class nor config.json's model_type says which");
 }
 
+/// XLM-RoBERTa's legacy sentencepiece.bpe.model, unless tokenizer_config.json names another tokenizer class.
+inline tokenizer xlm_roberta_from_sentencepiece(const std::filesystem::path& dir, const json_at& config) {
+  if (const auto cls = config["tokenizer_class"].optional_string(); cls && !cls->starts_with("XLMRoberta"))
+    config["tokenizer_class"].fail("is \"" + *cls + "\"; with sentencepiece.bpe.model cputrain reads "
+                                   "XLMRobertaTokenizer's files");
+  const bool prefix = config["add_prefix_space"].boolean(true);
+  unigram_file f = load_xlm_roberta_sentencepiece(dir / "sentencepiece.bpe.model",
+                                                  prefix ? prepend_scheme::always : prepend_scheme::never);
+  return tokenizer(tokenizer::pipeline(std::move(f.tokenizer)), f.specials);
+}
+
 inline tokenizer from_legacy_files(const std::filesystem::path& dir, const json_at& config,
                                    const json_at& model_config) {
   std::error_code ec;
@@ -132,10 +144,10 @@ inline tokenizer from_legacy_files(const std::filesystem::path& dir, const json_
     byte_level_bpe_file f = load_byte_level_bpe_files(dir, legacy_byte_level_family(dir, config, model_config));
     return tokenizer(tokenizer::pipeline(std::move(f.tokenizer)), f.specials);
   }
-  if (has("sentencepiece.bpe.model") || has("spiece.model"))
-    throw text_error(dir.string() + ": has only a SentencePiece model (XLM-RoBERTa's sentencepiece.bpe.model); "
-                                    "cputrain reads SentencePiece tokenizers from tokenizer.json (every XLM-RoBERTa "
-                                    "checkpoint on the Hub ships one)");
+  if (has("sentencepiece.bpe.model")) return xlm_roberta_from_sentencepiece(dir, config);
+  if (has("spiece.model"))
+    throw text_error(dir.string() + ": has only spiece.model (ALBERT's, T5's, XLNet's SentencePiece model), whose "
+                                    "converters cputrain does not implement; give the model's tokenizer.json");
   throw text_error(dir.string() + ": no tokenizer here: looked for tokenizer.json, vocab.txt, and vocab.json with "
                                   "merges.txt");
 }

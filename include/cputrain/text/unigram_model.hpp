@@ -67,18 +67,19 @@ struct unigram_token {
 
 class unigram_model {
  public:
-  /// `vocab`: each token with its score as tokenizer.json writes it, the id being its index; the search uses each
-  /// score as the reference reads it (score_as_reference_reads). Throws text_error naming `source` for an empty
+  /// `vocab`: each token with its score, the id being its index. Scores read from tokenizer.json (`from_json`) are
+  /// used as the reference reads them (score_as_reference_reads); those of a SentencePiece model file reach the
+  /// reference's converter without JSON and are used as they are. Throws text_error naming `source` for an empty
   /// vocabulary or an unk_id outside it.
   unigram_model(std::vector<std::pair<std::string, double>> vocab, std::optional<std::int32_t> unk_id,
-                bool byte_fallback, const std::string& source)
+                bool byte_fallback, const std::string& source, bool from_json = true)
       : vocab_(std::move(vocab)), unk_id_(unk_id), byte_fallback_(byte_fallback) {
     if (vocab_.empty()) throw text_error(source + ": the Unigram vocabulary is empty");
     if (unk_id_ && static_cast<std::size_t>(*unk_id_) >= vocab_.size())
       throw text_error(source + ": unk_id " + std::to_string(*unk_id_) + " is outside the vocabulary of " +
                        std::to_string(vocab_.size()));
     scores_.reserve(vocab_.size());
-    for (const auto& entry : vocab_) scores_.push_back(score_as_reference_reads(entry.second));
+    for (const auto& entry : vocab_) scores_.push_back(from_json ? score_as_reference_reads(entry.second) : entry.second);
     min_score_ = *std::min_element(scores_.begin(), scores_.end());
     build_trie();
   }
