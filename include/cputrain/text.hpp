@@ -17,6 +17,7 @@
 #include "cputrain/text/metaspace.hpp"             // IWYU pragma: export
 #include "cputrain/text/normalized_text.hpp"       // IWYU pragma: export
 #include "cputrain/text/normalizer_steps.hpp"      // IWYU pragma: export
+#include "cputrain/text/padding.hpp"               // IWYU pragma: export
 #include "cputrain/text/precompiled_charsmap.hpp"  // IWYU pragma: export
 #include "cputrain/text/sentencepiece_model.hpp"   // IWYU pragma: export
 #include "cputrain/text/special_tokens.hpp"        // IWYU pragma: export
@@ -25,6 +26,7 @@
 #include "cputrain/text/tokenizer.hpp"             // IWYU pragma: export
 #include "cputrain/text/tokenizer_json.hpp"        // IWYU pragma: export
 #include "cputrain/text/tokenizer_json_writer.hpp" // IWYU pragma: export
+#include "cputrain/text/truncation.hpp"            // IWYU pragma: export
 #include "cputrain/text/unigram_files.hpp"         // IWYU pragma: export
 #include "cputrain/text/unigram_json.hpp"          // IWYU pragma: export
 #include "cputrain/text/unigram_json_writer.hpp"   // IWYU pragma: export

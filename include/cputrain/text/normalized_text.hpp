@@ -61,8 +61,8 @@ class normalized_text {
     return {align_[begin].begin, align_[end - 1].end};
   }
 
-  /// The reference's transform: after skipping `skip` characters, `changes` rewrite the text from its start; the
-  /// characters no change reaches are dropped. A replacing character keeps the alignment of the character it
+  /// The reference's transform: the first `skip` characters are removed, then `changes` rewrite the text from
+  /// there; the characters no change reaches are dropped. A replacing character keeps the alignment of the character it
   /// replaces; an inserted one takes the alignment of the byte before it in the old text.
   void transform(std::span<const char_change> changes, std::size_t skip = 0) {
     std::size_t pos = 0;

@@ -30,6 +30,7 @@ struct encoding {
   std::vector<std::uint8_t> special_tokens_mask;
   std::vector<std::int8_t> sequence_ids;
   std::vector<std::int32_t> word_ids;
+  std::vector<std::uint8_t> attention_mask;  // 1 for tokens, 0 for padding (text/padding.hpp)
 
   [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
 };
@@ -78,6 +79,7 @@ inline void append_special(encoding& e, std::int32_t id, std::int32_t type_id) {
   e.special_tokens_mask.push_back(1);
   e.sequence_ids.push_back(-1);
   e.word_ids.push_back(-1);
+  e.attention_mask.push_back(1);
 }
 
 inline void append_text(encoding& e, const token_sequence& tokens, std::int32_t type_id, std::int8_t sequence) {
@@ -88,6 +90,7 @@ inline void append_text(encoding& e, const token_sequence& tokens, std::int32_t 
   e.special_tokens_mask.insert(e.special_tokens_mask.end(), tokens.size(), 0);
   e.sequence_ids.insert(e.sequence_ids.end(), tokens.size(), sequence);
   e.word_ids.insert(e.word_ids.end(), tokens.words.begin(), tokens.words.end());
+  e.attention_mask.insert(e.attention_mask.end(), tokens.size(), 1);
 }
 
 }  // namespace detail
@@ -106,6 +109,7 @@ inline encoding wrap(const special_tokens& specials, const token_sequence& first
   e.special_tokens_mask.reserve(total);
   e.sequence_ids.reserve(total);
   e.word_ids.reserve(total);
+  e.attention_mask.reserve(total);
   const bool wraps = add_special && specials.layout != special_layout::none;
   if (wraps) detail::append_special(e, specials.cls, 0);
   detail::append_text(e, first, 0, 0);

@@ -1,8 +1,8 @@
 // cputrain::text::tokenizer — one tokenizer type for every model family: the model's pipeline (WordPiece,
-// byte-level BPE, or SentencePiece Unigram) with its special tokens, encoding a text, a pair, or words, as Hugging Face's fast tokenizers do
-// (ids, type ids, offsets, special-tokens mask, sequence and word ids). Programs never ask which family it is;
-// load_tokenizer.hpp builds it from a model directory as AutoTokenizer does. Cheap to copy (the pipeline is shared
-// and immutable); thread-safe.
+// byte-level BPE, or SentencePiece Unigram) with its special tokens, encoding a text, a pair, or words, as Hugging
+// Face's fast tokenizers do (ids, type ids, offsets, special-tokens mask, sequence and word ids, attention mask),
+// truncated and padded as there when asked. Programs never ask which family it is; load_tokenizer.hpp builds it
+// from a model directory as AutoTokenizer does. Cheap to copy (the pipeline is shared and immutable); thread-safe.
 #pragma once
 
 #include <algorithm>
@@ -19,8 +19,10 @@
 
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
+#include "cputrain/text/padding.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/token_sequence.hpp"
+#include "cputrain/text/truncation.hpp"
 #include "cputrain/text/unigram_tokenizer.hpp"
 
 namespace cputrain::text {
@@ -77,6 +79,29 @@ class tokenizer {
     return wrap(specials_, a, &b, add_special);
   }
 
+  /// One text cut to `truncation.max_length` tokens with the special tokens, as Hugging Face's truncation=True.
+  [[nodiscard]] encoding encode(std::string_view text, const truncation_options& truncation,
+                                bool add_special = true) const {
+    token_sequence tokens;
+    encode(text, tokens);
+    truncate(tokens, nullptr, budget(truncation, false, add_special), truncation);
+    return wrap(specials_, tokens, nullptr, add_special);
+  }
+  /// A pair cut as `truncation` says (run_glue's longest_first by default).
+  [[nodiscard]] encoding encode_pair(std::string_view first, std::string_view second,
+                                     const truncation_options& truncation, bool add_special = true) const {
+    token_sequence a, b;
+    encode(first, a);
+    encode(second, b);
+    truncate(a, &b, budget(truncation, true, add_special), truncation);
+    return wrap(specials_, a, &b, add_special);
+  }
+
+  /// Pads `batch` with this tokenizer's padding token (attention mask 0). Throws text_error when it has none.
+  void pad(std::span<encoding> batch, const padding_options& padding) const {
+    pad_batch(batch, padding, specials_.pad_id("padding"));
+  }
+
   /// Text already split into words (Hugging Face's is_split_into_words=True, as run_ner.py calls it): each word
   /// tokenized alone, its tokens' word id the word's index and their offsets within the word. A byte-level tokenizer
   /// must add a prefix space to each word (add_prefix_space), as RobertaTokenizerFast requires.
@@ -85,11 +110,27 @@ class tokenizer {
     words_into(words, tokens);
     return wrap(specials_, tokens, nullptr, add_special);
   }
+  /// Words cut to `truncation.max_length` tokens with the special tokens (run_ner's truncation=True).
+  [[nodiscard]] encoding encode_words(std::span<const std::string> words, const truncation_options& truncation,
+                                      bool add_special = true) const {
+    token_sequence tokens;
+    words_into(words, tokens);
+    truncate(tokens, nullptr, budget(truncation, false, add_special), truncation);
+    return wrap(specials_, tokens, nullptr, add_special);
+  }
   [[nodiscard]] encoding encode_words_pair(std::span<const std::string> first, std::span<const std::string> second,
                                            bool add_special = true) const {
     token_sequence a, b;
     words_into(first, a);
     words_into(second, b);
+    return wrap(specials_, a, &b, add_special);
+  }
+  [[nodiscard]] encoding encode_words_pair(std::span<const std::string> first, std::span<const std::string> second,
+                                           const truncation_options& truncation, bool add_special = true) const {
+    token_sequence a, b;
+    words_into(first, a);
+    words_into(second, b);
+    truncate(a, &b, budget(truncation, true, add_special), truncation);
     return wrap(specials_, a, &b, add_special);
   }
 
@@ -133,6 +174,16 @@ class tokenizer {
   }
 
  private:
+  // Tokens the texts may keep: max_length less the special tokens. A max_length below their count is refused
+  // (Hugging Face's subtraction wraps around there and cuts nothing).
+  std::size_t budget(const truncation_options& t, bool pair, bool add_special) const {
+    const std::size_t added = add_special ? specials_.added(pair) : 0;
+    if (t.max_length < added)
+      throw text_error("truncation: max_length " + std::to_string(t.max_length) + " leaves no room for the " +
+                       std::to_string(added) + " special tokens of " + (pair ? "a pair" : "one text"));
+    return t.max_length - added;
+  }
+
   void words_into(std::span<const std::string> words, token_sequence& out) const {
     if (const auto* bpe = std::get_if<byte_level_bpe_tokenizer>(pipeline_.get()); bpe && !bpe->options().add_prefix_space)
       throw text_error("text split into words: a byte-level tokenizer needs add_prefix_space (set it in "

@@ -50,13 +50,12 @@ inline std::shared_ptr<const unigram_model> read_unigram_model(const json_at& mo
     if (!v.is_array() || v.size() != 2 || !v[0].is_string() || !v[1].is_number()) entry.expected("[token, score]");
     pieces.emplace_back(v[0].get<std::string>(), v[1].get<double>());
   }
+  if (pieces.empty()) vocab.fail("is empty");
   std::optional<std::int32_t> unk;
   if (!model["unk_id"].is_null()) unk = model["unk_id"].model_id();
-  try {
-    return std::make_shared<const unigram_model>(std::move(pieces), unk, model["byte_fallback"].boolean(false), source);
-  } catch (const text_error& e) {
-    model.fail(std::string("is refused: ") + e.what());
-  }
+  if (unk && static_cast<std::size_t>(*unk) >= pieces.size())
+    model["unk_id"].fail("is " + std::to_string(*unk) + ", outside the vocabulary of " + std::to_string(pieces.size()));
+  return std::make_shared<const unigram_model>(std::move(pieces), unk, model["byte_fallback"].boolean(false), source);
 }
 
 /// One character, literally or escaped with a backslash, repeated ("X{n,}" or "X+"): Replace's regexes in the
