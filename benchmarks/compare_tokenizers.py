@@ -9,7 +9,8 @@ tokenizer, same texts); where they do not, the table says so and the exit status
   python3 benchmarks/compare_tokenizers.py --make-texts /tmp/texts.txt --squad ../shared/data/squad/dev-v2.0.json
   python3 benchmarks/compare_tokenizers.py --bench build/release/benchmarks/cputrain-bench-tokenizer \\
       --texts /tmp/texts.txt --wordpiece ../shared/data/bert-base-uncased/vocab.txt \\
-      --byte-level-bpe tests/text/data/gpt2_cut/tokenizer.json [--rounds 3] [--repeats 5] [--cpu N]
+      --byte-level-bpe tests/text/data/gpt2_cut/tokenizer.json --unigram tests/text/data/xlmr_cut/tokenizer.json \
+      [--rounds 3] [--repeats 5] [--cpu N]
 
 --make-texts OUT writes every context and question of the SQuAD files (--squad, repeatable) one per line, newlines
 inside a text replaced by spaces, empty texts left out. The official nested format
@@ -69,7 +70,10 @@ def make_texts(out, squad_files):
 
 def run(cmd, env=None, cpu=None):
     preexec = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env, preexec_fn=preexec)
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, preexec_fn=preexec)
+    if out.returncode != 0:  # its stderr says why (a refused tokenizer file, a bad option); captured, so pass it on
+        sys.stderr.write(out.stderr)
+        raise subprocess.CalledProcessError(out.returncode, cmd)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -125,6 +129,7 @@ def parse_args():
     ap.add_argument("--texts", help="one text per line")
     ap.add_argument("--wordpiece", help="BERT vocab.txt (or a directory holding one)")
     ap.add_argument("--byte-level-bpe", help="a byte-level BPE tokenizer.json (GPT-2, RoBERTa)")
+    ap.add_argument("--unigram", help="a SentencePiece Unigram tokenizer.json (XLM-RoBERTa)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=5, help="passes over the texts per run; the best is kept")
     ap.add_argument("--cpu", type=int, help="pin both sides to this CPU")
@@ -134,8 +139,8 @@ def parse_args():
     if a.make_texts:
         if not a.squad:
             ap.error("--make-texts needs --squad PATH")
-    elif not (a.bench and a.texts and (a.wordpiece or a.byte_level_bpe)):
-        ap.error("--bench, --texts and --wordpiece and/or --byte-level-bpe are required")
+    elif not (a.bench and a.texts and (a.wordpiece or a.byte_level_bpe or a.unigram)):
+        ap.error("--bench, --texts and at least one of --wordpiece, --byte-level-bpe, --unigram are required")
     elif a.rounds < 1 or a.repeats < 1:
         ap.error("--rounds and --repeats must be positive")
     return a
@@ -146,7 +151,8 @@ def main():
     if a.make_texts:
         make_texts(a.make_texts, a.squad)
         return 0
-    families = [(f, p) for f, p in (("wordpiece", a.wordpiece), ("byte_level_bpe", a.byte_level_bpe)) if p]
+    families = [(f, p) for f, p in (("wordpiece", a.wordpiece), ("byte_level_bpe", a.byte_level_bpe),
+                                    ("unigram", a.unigram)) if p]
     return table(measure(a, families), families)
 
 

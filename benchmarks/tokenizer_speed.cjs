@@ -4,21 +4,25 @@
 // options and the same JSON keys; benchmarks/compare_tokenizers.py runs both and prints the table.
 //
 //   npm install --prefix /tmp/tokref tokenizers@0.23.2
-//   NODE_PATH=/tmp/tokref/node_modules node benchmarks/tokenizer_speed.cjs --family wordpiece|byte_level_bpe \
-//       --tokenizer PATH --texts FILE [--repeats N]
+//   NODE_PATH=/tmp/tokref/node_modules node benchmarks/tokenizer_speed.cjs \
+//       --family wordpiece|byte_level_bpe|unigram --tokenizer PATH --texts FILE [--repeats N]
 //
 // wordpiece: PATH is a BERT vocab.txt (or a directory holding one), set up as bert-base-uncased's tokenizer.json
-// (scripts/bert_tokenizer_json.cjs); byte_level_bpe: PATH is a tokenizer.json (Tokenizer.fromFile). FILE holds one
-// text per line; empty lines are skipped. The texts are encoded with one `encodeBatch` call (no special tokens)
-// on one thread (RAYON_NUM_THREADS=1, TOKENIZERS_PARALLELISM=false): one crossing into Rust per pass, so the time
-// is the tokenizer's and not the binding's per-call cost (an async task per text costs more than encoding a
-// question). Every text once per repeat; the best repeat's time is kept. Prints one human line and, as the last
-// line, one JSON object.
+// (scripts/bert_tokenizer_json.cjs); byte_level_bpe and unigram (SentencePiece Unigram, XLM-RoBERTa's family): PATH
+// is a tokenizer.json (Tokenizer.fromFile), checked to hold the family's model so that the two sides cannot measure
+// different families under one name. FILE holds one text per line; empty lines are skipped. The texts are encoded
+// with one `encodeBatch` call (no special tokens) on one thread (RAYON_NUM_THREADS=1, TOKENIZERS_PARALLELISM=false):
+// one crossing into Rust per pass, so the time is the tokenizer's and not the binding's per-call cost (an async task
+// per text costs more than encoding a question). Every text once per repeat; the best repeat's time is kept. Prints
+// one human line and, as the last line, one JSON object.
 'use strict';
 process.env.RAYON_NUM_THREADS = '1';  // before `tokenizers` loads
 process.env.TOKENIZERS_PARALLELISM = 'false';
 const fs = require('fs');
 const path = require('path');
+
+// The model type a tokenizer.json of each family holds (Tokenizer.fromFile would load any).
+const jsonModel = { byte_level_bpe: 'BPE', unigram: 'Unigram' };
 
 function parseArgs(argv) {
   const opts = { family: '', tokenizer: '', texts: '', repeats: 5 };
@@ -27,20 +31,31 @@ function parseArgs(argv) {
     if (!(key in opts) || i + 1 >= argv.length) usage(`unknown option or missing value: ${argv[i]}`);
     opts[key] = key === 'repeats' ? Number(argv[++i]) : argv[++i];
   }
-  if (opts.family !== 'wordpiece' && opts.family !== 'byte_level_bpe') usage('--family must be wordpiece or byte_level_bpe');
+  if (!Object.hasOwn(jsonModel, opts.family) && opts.family !== 'wordpiece') {
+    usage('--family must be wordpiece, byte_level_bpe or unigram');
+  }
   if (!opts.tokenizer || !opts.texts) usage('--tokenizer PATH and --texts FILE are required');
   if (!Number.isInteger(opts.repeats) || opts.repeats < 1) usage('--repeats must be a positive integer');
   return opts;
 }
 
 function usage(problem) {
-  console.error(`tokenizer_speed.cjs: ${problem}\nusage: tokenizer_speed.cjs --family wordpiece|byte_level_bpe ` +
-                '--tokenizer PATH --texts FILE [--repeats N]');
+  console.error(`tokenizer_speed.cjs: ${problem}\nusage: tokenizer_speed.cjs ` +
+                '--family wordpiece|byte_level_bpe|unigram --tokenizer PATH --texts FILE [--repeats N]');
   process.exit(2);
 }
 
 function loadTokenizer(family, file) {
-  if (family === 'byte_level_bpe') return require('tokenizers').Tokenizer.fromFile(file);
+  if (Object.hasOwn(jsonModel, family)) {
+    let type;
+    try {
+      type = JSON.parse(fs.readFileSync(file, 'utf8')).model.type;
+    } catch (e) {
+      usage(`--tokenizer ${file}: not a readable tokenizer.json (${e.message})`);
+    }
+    if (type !== jsonModel[family]) usage(`--tokenizer ${file}: model.type is ${type}, not ${jsonModel[family]}`);
+    return require('tokenizers').Tokenizer.fromFile(file);
+  }
   const { loadVocab, bertTokenizer } = require('../scripts/bert_tokenizer_json.cjs');
   const vocab = fs.statSync(file).isDirectory() ? path.join(file, 'vocab.txt') : file;
   return bertTokenizer(loadVocab(vocab));

@@ -1,12 +1,15 @@
 // cputrain-bench-tokenizer: how fast one of cputrain's tokenizers encodes a file of texts on one thread, in MB/s of
 // UTF-8 input (MB = 10^6 bytes), for side-by-side comparison with Hugging Face's Rust tokenizer on the same texts
 // (benchmarks/tokenizer_speed.cjs; benchmarks/compare_tokenizers.py runs both and prints the table).
-//   cputrain-bench-tokenizer --family wordpiece|byte_level_bpe --tokenizer PATH --texts FILE [--repeats N] [--json]
+//   cputrain-bench-tokenizer --family wordpiece|byte_level_bpe|unigram --tokenizer PATH --texts FILE [--repeats N]
+//       [--json]
 // wordpiece: PATH is a BERT vocab.txt or a model directory (load_bert_tokenizer); byte_level_bpe: PATH is a
-// tokenizer.json (load_byte_level_bpe). FILE holds one text per line; empty lines are skipped. Every text is
-// encoded once per repeat (no special tokens added), the token_sequence cleared between texts; the best repeat's
-// time is kept. Prints one human line and, with --json, one JSON object as the last line (the same keys as the
-// node side): family, side, texts, bytes, tokens, repeats, seconds, mb_s, tokens_per_s.
+// tokenizer.json (load_byte_level_bpe); unigram: PATH is a SentencePiece Unigram tokenizer.json, XLM-RoBERTa's
+// family (load_unigram). Each family is loaded through its own reader, not load_tokenizer, so that a file of
+// another family is refused rather than measured under the wrong name. FILE holds one text per line; empty lines
+// are skipped. Every text is encoded once per repeat (no special tokens added), the token_sequence cleared between
+// texts; the best repeat's time is kept. Prints one human line and, with --json, one JSON object as the last line
+// (the same keys as the node side): family, side, texts, bytes, tokens, repeats, seconds, mb_s, tokens_per_s.
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -25,6 +28,7 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/text/load_bert_tokenizer.hpp"
 #include "cputrain/text/tokenizer_json.hpp"
+#include "cputrain/text/unigram_json.hpp"
 
 namespace po = boost::program_options;
 namespace ct = cputrain;
@@ -82,6 +86,10 @@ measurement run_family(const settings& s, const std::vector<std::string>& texts)
     const auto tokenizer = ct::text::load_bert_tokenizer(s.tokenizer);
     return measure(texts, s.repeats, [&](std::string_view t, auto& out) { tokenizer.encode(t, out); });
   }
+  if (s.family == "unigram") {
+    const auto file = ct::text::load_unigram(s.tokenizer);
+    return measure(texts, s.repeats, [&](std::string_view t, auto& out) { file.tokenizer.encode(t, out); });
+  }
   const auto file = ct::text::load_byte_level_bpe(s.tokenizer);
   return measure(texts, s.repeats, [&](std::string_view t, auto& out) { file.tokenizer.encode(t, out); });
 }
@@ -108,9 +116,9 @@ void report(const settings& s, const measurement& m) {
 po::options_description describe(settings& s) {
   po::options_description options("cputrain-bench-tokenizer options");
   options.add_options()("help,h", "show this help")(
-      "family", po::value(&s.family), "wordpiece or byte_level_bpe (required)")(
+      "family", po::value(&s.family), "wordpiece, byte_level_bpe or unigram (required)")(
       "tokenizer", po::value(&s.tokenizer),
-      "wordpiece: vocab.txt or model directory; byte_level_bpe: tokenizer.json (required)")(
+      "wordpiece: vocab.txt or model directory; byte_level_bpe, unigram: tokenizer.json (required)")(
       "texts", po::value(&s.texts), "file with one text per line (required)")(
       "repeats", po::value(&s.repeats)->default_value(s.repeats), "passes over the texts; the best is kept")(
       "json", po::bool_switch(&s.json), "print one JSON line at the end");
@@ -118,8 +126,8 @@ po::options_description describe(settings& s) {
 }
 
 void check(const settings& s) {
-  if (s.family != "wordpiece" && s.family != "byte_level_bpe")
-    throw ct::usage_error("--family must be wordpiece or byte_level_bpe");
+  if (s.family != "wordpiece" && s.family != "byte_level_bpe" && s.family != "unigram")
+    throw ct::usage_error("--family must be wordpiece, byte_level_bpe or unigram");
   if (s.tokenizer.empty()) throw ct::usage_error("--tokenizer PATH is required");
   if (s.texts.empty()) throw ct::usage_error("--texts PATH is required");
   if (s.repeats < 1) throw ct::usage_error("--repeats must be a positive integer");

@@ -22,6 +22,7 @@
 #include "cputrain/text/tokenizer.hpp"
 #include "cputrain/text/truncation.hpp"
 #include "support/conformance_data.hpp"
+#include "support/temp_dir.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
 namespace truncation_test {
@@ -180,6 +181,56 @@ TEST_CASE("longest_first keeps the shorter text whole when it can and halves bot
   second.max_length = 3;
   CHECK(t.encode("a", second).ids == std::vector<std::int32_t>{2, 5, 3});  // nothing to cut: no complaint
   CHECK_THROWS_WITH(t.encode("a a", second), Catch::Contains("only_second needs a pair"));
+}
+
+TEST_CASE("tokenizer.json's truncation and padding are read as defaults and bad ones refused at their path") {
+  std::ifstream in(data("gpt2_cut/tokenizer.json"));
+  REQUIRE(in);
+  const auto original = nlohmann::json::parse(in);
+  cputrain::test::temp_dir dir;
+  const auto load_with = [&](const nlohmann::json& truncation, const nlohmann::json& padding) {
+    auto j = original;
+    j["truncation"] = truncation;
+    j["padding"] = padding;
+    std::ofstream(dir.path() / "tokenizer.json") << j.dump();
+    return load_tokenizer_json(dir.path() / "tokenizer.json");
+  };
+  const auto error_of = [&](const nlohmann::json& truncation, const nlohmann::json& padding) {
+    try {
+      (void)load_with(truncation, padding);
+    } catch (const text_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("<no error>");
+  };
+  const nlohmann::json truncation = {{"max_length", 128}, {"strategy", "OnlySecond"}, {"stride", 0}, {"direction", "Left"}};
+  const nlohmann::json padding = {{"strategy", {{"Fixed", 64}}}, {"direction", "Left"}, {"pad_to_multiple_of", 8},
+                                  {"pad_id", 3259}, {"pad_type_id", 0}, {"pad_token", "<unk>"}};
+  const tokenizer t = load_with(truncation, padding);
+  REQUIRE(t.defaults().truncation);
+  CHECK(t.defaults().truncation->max_length == 128);
+  CHECK(t.defaults().truncation->strategy == truncation_strategy::only_second);
+  CHECK(t.defaults().truncation->side == text_side::left);
+  REQUIRE(t.defaults().padding);
+  CHECK(t.defaults().padding->length == std::optional<std::size_t>(64));
+  CHECK(t.defaults().padding->multiple_of == 8);
+  CHECK(t.defaults().padding->side == text_side::left);
+  CHECK(t.specials().pad == std::optional<std::int32_t>(3259));  // the file's padding token wins
+  CHECK(t.encode("a b c d e f").size() == 8);  // defaults are not applied by encode(), as in transformers
+  const tokenizer longest = load_with(nullptr, {{"strategy", "BatchLongest"}, {"pad_id", 3257}});
+  REQUIRE(longest.defaults().padding);
+  CHECK_FALSE(longest.defaults().padding->length);
+  CHECK_FALSE(longest.defaults().truncation);
+  CHECK_THAT(error_of({{"max_length", 8}, {"strategy", "Sideways"}}, nullptr),
+             Catch::Contains("tokenizer.json: truncation.strategy is \"Sideways\", expected \"LongestFirst\""));
+  CHECK_THAT(error_of({{"max_length", -1}}, nullptr),
+             Catch::Contains("truncation.max_length is -1, expected a token count"));
+  CHECK_THAT(error_of(nullptr, {{"strategy", {{"Fixed", 8}}}, {"pad_id", 3257}, {"pad_type_id", 1}}),
+             Catch::Contains("padding.pad_type_id is 1; cputrain pads with type id 0"));
+  CHECK_THAT(error_of(nullptr, {{"strategy", "Everything"}, {"pad_id", 3257}}),
+             Catch::Contains("padding.strategy is \"Everything\""));
+  CHECK_THAT(error_of(nullptr, {{"strategy", "BatchLongest"}, {"direction", "Up"}, {"pad_id", 3257}}),
+             Catch::Contains("padding.direction is \"Up\", expected \"Right\" or \"Left\""));
 }
 
 }  // namespace truncation_test

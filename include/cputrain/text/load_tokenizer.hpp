@@ -97,12 +97,11 @@ inline tokenizer from_tokenizer_json(const std::filesystem::path& file, const js
   tokenizer t = type == "WordPiece" ? wordpiece_from_json(root, file, config)
                 : type == "BPE"     ? byte_level_from_json(root, file, config)
                                     : unigram_from_json(root, file);
-  if (const json_at padding = root["padding"]; !padding.is_null()) {
-    special_tokens specials = t.specials();
-    specials.pad = padding["pad_id"].id();
-    t = tokenizer(t.get(), specials);
-  }
-  return t;
+  special_tokens specials = t.specials();
+  tokenizer_defaults defaults;
+  defaults.truncation = read_truncation(root["truncation"]);
+  defaults.padding = read_padding(root["padding"], specials.pad);
+  return t.with_specials(specials).with_defaults(std::move(defaults));
 }
 
 /// GPT-2's or RoBERTa's converter, as tokenizer_config.json's tokenizer_class or config.json's model_type names it.
@@ -165,7 +164,7 @@ inline tokenizer with_named_specials(tokenizer t, const json_at& config) {
   role("pad_token", specials.pad);
   role("mask_token", specials.mask);
   role("unk_token", specials.unk);
-  return tokenizer(t.get(), specials);
+  return t.with_specials(specials);
 }
 
 inline void check_vocab_size(const tokenizer& t, const std::filesystem::path& config_file, const json_at& model_config) {

@@ -27,6 +27,14 @@
 
 namespace cputrain::text {
 
+/// What a tokenizer.json asks of every encode (its "truncation" and "padding"). Hugging Face's tokenizers library
+/// applies them; transformers replaces them with each call's arguments, and so does cputrain: they are here for
+/// programs to read, not applied by encode().
+struct tokenizer_defaults {
+  std::optional<truncation_options> truncation;
+  std::optional<padding_options> padding;
+};
+
 class tokenizer {
  public:
   using pipeline = std::variant<bert_tokenizer, byte_level_bpe_tokenizer, unigram_tokenizer>;
@@ -52,6 +60,19 @@ class tokenizer {
 
   [[nodiscard]] const pipeline& get() const noexcept { return *pipeline_; }
   [[nodiscard]] const special_tokens& specials() const noexcept { return specials_; }
+  [[nodiscard]] const tokenizer_defaults& defaults() const noexcept { return defaults_; }
+
+  /// The same pipeline with other special tokens (tokenizer_config.json's), the defaults kept.
+  [[nodiscard]] tokenizer with_specials(const special_tokens& specials) const {
+    tokenizer out(*this);
+    out.specials_ = specials;
+    return out;
+  }
+  [[nodiscard]] tokenizer with_defaults(tokenizer_defaults defaults) const {
+    tokenizer out(*this);
+    out.defaults_ = std::move(defaults);
+    return out;
+  }
 
   /// "WordPiece", "byte-level BPE" or "Unigram", for messages.
   [[nodiscard]] std::string_view family() const noexcept {
@@ -197,6 +218,7 @@ class tokenizer {
 
   std::shared_ptr<const pipeline> pipeline_;
   special_tokens specials_;
+  tokenizer_defaults defaults_;
 };
 
 }  // namespace cputrain::text

@@ -24,7 +24,9 @@
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
 #include "cputrain/text/special_tokens.hpp"
+#include "cputrain/text/padding.hpp"
 #include "cputrain/text/text_error.hpp"
+#include "cputrain/text/truncation.hpp"
 
 namespace cputrain::text {
 
@@ -266,6 +268,50 @@ inline special_tokens read_post_processor(const json_at& post, bool* trim_offset
   out.cls = pair_id("cls");
   out.sep = pair_id("sep");
   return out;
+}
+
+/// tokenizer.json's "truncation": {"max_length", "strategy" (LongestFirst, OnlyFirst, OnlySecond), "stride",
+/// "direction" (Right, Left)}. A stride only matters for overflowing windows, which encode() does not make.
+inline std::optional<truncation_options> read_truncation(const json_at& t) {
+  if (t.is_null()) return std::nullopt;
+  truncation_options o;
+  const json_at length = t["max_length"];
+  if (!length.value().is_number_unsigned()) length.expected("a token count");
+  o.max_length = length.value().get<std::size_t>();
+  const std::string strategy = t["strategy"].optional_string().value_or("LongestFirst");
+  if (strategy == "OnlyFirst") o.strategy = truncation_strategy::only_first;
+  else if (strategy == "OnlySecond") o.strategy = truncation_strategy::only_second;
+  else if (strategy != "LongestFirst") t["strategy"].expected("\"LongestFirst\", \"OnlyFirst\" or \"OnlySecond\"");
+  const std::string direction = t["direction"].optional_string().value_or("Right");
+  if (direction == "Left") o.side = text_side::left;
+  else if (direction != "Right") t["direction"].expected("\"Right\" or \"Left\"");
+  return o;
+}
+
+/// tokenizer.json's "padding": {"strategy" ("BatchLongest" or {"Fixed": n}), "direction", "pad_to_multiple_of",
+/// "pad_id", "pad_type_id" (0: cputrain pads with type id 0), "pad_token"}; its pad_id goes to `pad_id`.
+inline std::optional<padding_options> read_padding(const json_at& p, std::optional<std::int32_t>& pad_id) {
+  if (p.is_null()) return std::nullopt;
+  padding_options o;
+  const json_at strategy = p["strategy"];
+  if (strategy.value().is_object()) {
+    const json_at fixed = strategy["Fixed"];
+    if (!fixed.value().is_number_unsigned()) fixed.expected("a token count");
+    o.length = fixed.value().get<std::size_t>();
+  } else if (!strategy.is_null() && strategy.string() != "BatchLongest") {
+    strategy.expected("\"BatchLongest\" or {\"Fixed\": n}");
+  }
+  const std::string direction = p["direction"].optional_string().value_or("Right");
+  if (direction == "Left") o.side = text_side::left;
+  else if (direction != "Right") p["direction"].expected("\"Right\" or \"Left\"");
+  if (const json_at multiple = p["pad_to_multiple_of"]; !multiple.is_null()) {
+    if (!multiple.value().is_number_unsigned()) multiple.expected("a token count");
+    o.multiple_of = multiple.value().get<std::size_t>();
+  }
+  if (const json_at type = p["pad_type_id"]; !type.is_null() && type.value() != 0)
+    type.fail("is " + json_text_for_message(type.value()) + "; cputrain pads with type id 0");
+  pad_id = p["pad_id"].id();
+  return o;
 }
 
 /// The byte-level BPE tokenizer a parsed tokenizer.json describes (`root` is its top level).
