@@ -1,6 +1,7 @@
-// Fuzzes cputrain::text::load_tokenizer_json (include/cputrain/text/load_tokenizer.hpp: a WordPiece or byte-level
-// BPE tokenizer.json with its normalizer, pre-tokenizer, model, added tokens and post-processor) on arbitrary file
-// contents; a tokenizer it accepts then encodes a text, a pair and words, and each encoding's columns must agree.
+// Fuzzes cputrain::text::load_tokenizer_json (include/cputrain/text/load_tokenizer.hpp: a WordPiece, byte-level
+// BPE or Unigram tokenizer.json with its normalizers, pre-tokenizer, model, added tokens, post-processor and
+// truncation/padding defaults) on arbitrary file contents; a tokenizer it accepts then encodes a text, a pair and
+// words, truncated and padded by its defaults too, and each encoding's columns must agree.
 // A finding: a crash or sanitizer report, a hang, a huge allocation, any exception that is not a cputrain::error,
 // or an encoding whose columns differ in length or whose offsets leave the text.
 #include <cstddef>
@@ -19,7 +20,7 @@ void check(const ct::text::encoding& e, std::size_t longest_text) {
   const std::size_t n = e.ids.size();
   cputrain_fuzz::fuzz_check(e.type_ids.size() == n && e.offsets.size() == n && e.byte_offsets.size() == n &&
                                 e.special_tokens_mask.size() == n && e.sequence_ids.size() == n &&
-                                e.word_ids.size() == n,
+                                e.word_ids.size() == n && e.attention_mask.size() == n,
                             "an encoding's columns differ in length");
   for (std::size_t i = 0; i < n; ++i)
     cputrain_fuzz::fuzz_check(e.byte_offsets[i].begin <= e.byte_offsets[i].end &&
@@ -39,6 +40,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(t.encode(a), a.size());
     check(t.encode_pair(a, b), a.size());
     check(t.encode_pair(a, b, false), a.size());
+    if (const auto& truncation = t.defaults().truncation) {
+      try {
+        std::vector<ct::text::encoding> batch{t.encode(a, *truncation), t.encode_pair(a, b, *truncation)};
+        for (const auto& e : batch)
+          cputrain_fuzz::fuzz_check(e.size() <= truncation->max_length, "a truncated encoding is too long");
+        if (const auto& padding = t.defaults().padding; padding && t.specials().pad) t.pad(batch, *padding);
+        for (const auto& e : batch) check(e, a.size());
+      } catch (const ct::error&) {
+        // A max_length too short for the special tokens, or only_second on one text: refused, as expected.
+      }
+    }
     try {
       const std::vector<std::string> words{"New", "York", "", "x<pad>"};
       check(t.encode_words(words), 6);

@@ -227,6 +227,8 @@ TEST_CASE("tokenizer.json's truncation and padding are read as defaults and bad 
              Catch::Contains("truncation.max_length is -1, expected a token count"));
   CHECK_THAT(error_of(nullptr, {{"strategy", {{"Fixed", 8}}}, {"pad_id", 3257}, {"pad_type_id", 1}}),
              Catch::Contains("padding.pad_type_id is 1; cputrain pads with type id 0"));
+  CHECK_THAT(error_of(nullptr, {{"strategy", {{"Fixed", 1u << 20}}}, {"pad_id", 3257}}),
+             Catch::Contains("padding.strategy.Fixed is 1048576; cputrain pads to fewer than 1048576 tokens"));
   CHECK_THAT(error_of(nullptr, {{"strategy", "Everything"}, {"pad_id", 3257}}),
              Catch::Contains("padding.strategy is \"Everything\""));
   CHECK_THAT(error_of(nullptr, {{"strategy", "BatchLongest"}, {"direction", "Up"}, {"pad_id", 3257}}),

@@ -288,6 +288,14 @@ inline std::optional<truncation_options> read_truncation(const json_at& t) {
   return o;
 }
 
+/// A padding length: a file cannot make every encoding 2^20 tokens or longer (models take 512 to a few thousand).
+inline std::size_t padding_length(const json_at& n) {
+  if (!n.value().is_number_unsigned()) n.expected("a token count");
+  const auto v = n.value().get<std::uint64_t>();
+  if (v >= (1u << 20)) n.fail("is " + std::to_string(v) + "; cputrain pads to fewer than 1048576 tokens");
+  return static_cast<std::size_t>(v);
+}
+
 /// tokenizer.json's "padding": {"strategy" ("BatchLongest" or {"Fixed": n}), "direction", "pad_to_multiple_of",
 /// "pad_id", "pad_type_id" (0: cputrain pads with type id 0), "pad_token"}; its pad_id goes to `pad_id`.
 inline std::optional<padding_options> read_padding(const json_at& p, std::optional<std::int32_t>& pad_id) {
@@ -295,9 +303,7 @@ inline std::optional<padding_options> read_padding(const json_at& p, std::option
   padding_options o;
   const json_at strategy = p["strategy"];
   if (strategy.value().is_object()) {
-    const json_at fixed = strategy["Fixed"];
-    if (!fixed.value().is_number_unsigned()) fixed.expected("a token count");
-    o.length = fixed.value().get<std::size_t>();
+    o.length = padding_length(strategy["Fixed"]);
   } else if (!strategy.is_null() && strategy.string() != "BatchLongest") {
     strategy.expected("\"BatchLongest\" or {\"Fixed\": n}");
   }
@@ -305,8 +311,7 @@ inline std::optional<padding_options> read_padding(const json_at& p, std::option
   if (direction == "Left") o.side = text_side::left;
   else if (direction != "Right") p["direction"].expected("\"Right\" or \"Left\"");
   if (const json_at multiple = p["pad_to_multiple_of"]; !multiple.is_null()) {
-    if (!multiple.value().is_number_unsigned()) multiple.expected("a token count");
-    o.multiple_of = multiple.value().get<std::size_t>();
+    o.multiple_of = padding_length(multiple);
   }
   if (const json_at type = p["pad_type_id"]; !type.is_null() && type.value() != 0)
     type.fail("is " + json_text_for_message(type.value()) + "; cputrain pads with type id 0");
