@@ -67,9 +67,7 @@ class byte_level_bpe_tokenizer {
   /// Appends the tokens of `text` (no special tokens added) to `out`. Throws text_error for invalid UTF-8 or a
   /// text of 4 GiB or more.
   void encode(std::string_view text, token_sequence& out) const {
-    if (text.size() >= 0xFFFFFFFFu) throw text_error("text: 4 GiB or longer; split it before tokenizing");
-    if (const auto bad = find_invalid_utf8(text); bad != std::string_view::npos)
-      throw text_error("text: invalid UTF-8 at byte " + std::to_string(bad));
+    check_tokenizer_input(text);
     thread_local std::vector<text_segment> segments;
     segments.clear();
     added_.split(text, segments);

@@ -54,6 +54,13 @@ inline std::size_t find_invalid_utf8(std::string_view s) noexcept {
   return std::string_view::npos;
 }
 
+/// Checks a text before tokenizing: valid UTF-8, shorter than 4 GiB (offsets are 32-bit). Throws text_error.
+inline void check_tokenizer_input(std::string_view text) {
+  if (text.size() >= 0xFFFFFFFFu) throw text_error("text: 4 GiB or longer; split it before tokenizing");
+  if (const auto bad = find_invalid_utf8(text); bad != std::string_view::npos)
+    throw text_error("text: invalid UTF-8 at byte " + std::to_string(bad));
+}
+
 /// Number of code points in valid UTF-8 `s` (continuation bytes are not counted).
 inline std::size_t count_code_points(std::string_view s) noexcept {
   std::size_t count = 0;
