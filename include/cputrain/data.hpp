@@ -1,7 +1,8 @@
 // cputrain/data.hpp — SQuAD: reading (official and flat JSON) and writing, features with doc_stride, answer post-
-// processing, EM/F1.
+// processing, EM/F1; the classification metrics run_glue reports.
 #pragma once
 
+#include "cputrain/data/classification_metrics.hpp"  // IWYU pragma: export
 #include "cputrain/data/data_error.hpp"      // IWYU pragma: export
 #include "cputrain/data/python_text.hpp"     // IWYU pragma: export
 #include "cputrain/data/qa_features.hpp"     // IWYU pragma: export
