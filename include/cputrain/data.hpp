@@ -1,5 +1,5 @@
 // cputrain/data.hpp — SQuAD: reading (official and flat JSON) and writing, features with doc_stride, answer post-
-// processing, EM/F1; the classification metrics run_glue reports.
+// processing, EM/F1; the classification metrics run_glue reports; seqeval's NER metrics (run_ner).
 #pragma once
 
 #include "cputrain/data/classification_metrics.hpp"  // IWYU pragma: export
@@ -7,6 +7,7 @@
 #include "cputrain/data/python_text.hpp"     // IWYU pragma: export
 #include "cputrain/data/qa_features.hpp"     // IWYU pragma: export
 #include "cputrain/data/qa_postprocess.hpp"  // IWYU pragma: export
+#include "cputrain/data/seqeval.hpp"         // IWYU pragma: export
 #include "cputrain/data/squad_example.hpp"   // IWYU pragma: export
 #include "cputrain/data/squad_metrics.hpp"   // IWYU pragma: export
 #include "cputrain/data/squad_reader.hpp"    // IWYU pragma: export
