@@ -34,4 +34,5 @@
 #include "cputrain/text/unigram_tokenizer.hpp"     // IWYU pragma: export
 #include "cputrain/text/utf8.hpp"                  // IWYU pragma: export
 #include "cputrain/text/vocabulary.hpp"            // IWYU pragma: export
+#include "cputrain/text/word_cache.hpp"            // IWYU pragma: export
 #include "cputrain/text/wordpiece_json.hpp"        // IWYU pragma: export

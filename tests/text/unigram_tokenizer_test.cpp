@@ -252,4 +252,26 @@ TEST_CASE("a damaged or foreign SentencePiece model file is refused naming the f
   CHECK_THAT(error_of(bpe), Catch::Contains("a SentencePiece BPE model; cputrain reads Unigram models"));
 }
 
+TEST_CASE("words served from the per-thread cache give the tokens a fresh split gives") {
+  // Each model's first pass fills the calling thread's cache; switching models empties it. Both passes of both
+  // models must still equal the reference, and a second tokenizer of another family in between must not leak in.
+  const tokenizer bpe = load_tokenizer(data("gpt2_cut/tokenizer.json"));
+  const auto refs = records("unigram_reference.jsonl");
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& r : refs) {
+      const std::string text = r["text"];
+      INFO("pass " << pass << ", text: " << r["text"].dump());
+      const encoding first = xlmr().encode(text);
+      const encoding byte_level = bpe.encode(text);
+      const encoding hub = xlmr_hub().encode(text);
+      const encoding again = xlmr().encode(text);
+      CHECK(first.ids == r["ids"].get<std::vector<std::int32_t>>());
+      CHECK(again.ids == first.ids);
+      CHECK(char_spans(again.offsets) == r["offsets"].get<spans>());
+      CHECK(hub.ids == r["hub_ids"].get<std::vector<std::int32_t>>());
+      CHECK(byte_level.ids == bpe.encode(text).ids);
+    }
+  }
+}
+
 }  // namespace unigram_tokenizer_test

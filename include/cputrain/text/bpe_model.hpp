@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cputrain/text/text_error.hpp"
+#include "cputrain/text/word_cache.hpp"
 #include "cputrain/text/utf8.hpp"
 
 namespace cputrain::text {
@@ -82,6 +83,18 @@ class bpe_model {
 
   /// Appends the tokens of `word` (valid UTF-8) to `out`.
   void tokenize(std::string_view word, std::vector<bpe_token>& out) const {
+    auto& cache = word_cache<bpe_token>::of(cache_owner_);
+    if (const auto* known = cache.find(word)) {
+      out.insert(out.end(), known->begin(), known->end());
+      return;
+    }
+    const std::size_t first = out.size();
+    tokenize_uncached(word, out);
+    cache.insert(word, out.data() + first, out.data() + out.size());
+  }
+
+ private:
+  void tokenize_uncached(std::string_view word, std::vector<bpe_token>& out) const {
     if (options_.ignore_merges) {
       if (const auto whole = find(word)) {
         out.push_back({*whole, 0, static_cast<std::uint32_t>(count_code_points(word))});
@@ -94,7 +107,6 @@ class bpe_model {
       if (s.length > 0) out.push_back({s.id, s.begin, s.begin + s.length});
   }
 
- private:
   struct merge {
     std::uint32_t rank;
     std::int32_t id;
@@ -214,6 +226,7 @@ class bpe_model {
   std::unordered_map<std::uint64_t, merge> merges_;
   std::vector<std::pair<std::string, std::string>> merge_list_;
   std::optional<std::int32_t> unk_id_;
+  std::uint64_t cache_owner_ = new_cache_owner();  // words tokenized before (word_cache.hpp)
 };
 
 }  // namespace cputrain::text

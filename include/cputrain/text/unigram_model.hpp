@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cputrain/text/text_error.hpp"
+#include "cputrain/text/word_cache.hpp"
 
 namespace cputrain::text {
 
@@ -104,6 +105,18 @@ class unigram_model {
   /// Appends the tokens of `piece` (valid, non-empty UTF-8) to `out`. Throws text_error when the piece needs
   /// <unk> and the model has none.
   void tokenize(std::string_view piece, std::vector<unigram_token>& out) const {
+    auto& cache = word_cache<unigram_token>::of(cache_owner_);
+    if (const auto* known = cache.find(piece)) {
+      out.insert(out.end(), known->begin(), known->end());
+      return;
+    }
+    const std::size_t first = out.size();
+    tokenize_uncached(piece, out);
+    cache.insert(piece, out.data() + first, out.data() + out.size());
+  }
+
+ private:
+  void tokenize_uncached(std::string_view piece, std::vector<unigram_token>& out) const {
     thread_local std::vector<best_path> best;
     best.assign(piece.size() + 1, best_path{});
     best[0].start = 0;
@@ -127,7 +140,6 @@ class unigram_model {
     emit(piece, best, out);
   }
 
- private:
   static constexpr std::uint32_t no_node = 0xFFFFFFFFu;
   struct best_path {
     double score = 0.0;
@@ -252,6 +264,7 @@ class unigram_model {
   double min_score_ = 0.0;
   std::vector<trie_node> nodes_;
   std::array<std::uint32_t, 256> root_children_{};
+  std::uint64_t cache_owner_ = new_cache_owner();  // pieces tokenized before (word_cache.hpp)
 };
 
 }  // namespace cputrain::text
