@@ -53,10 +53,8 @@ inline nlohmann::json read_optional_json(const std::filesystem::path& file) {
 
 /// The content of a special token entry of tokenizer_config.json: a string or {"content": ...}.
 inline std::optional<std::string> config_token(const json_at& config, const char* key) {
-  const json_at value = config[key];
-  if (value.is_null()) return std::nullopt;
-  if (value.value().is_object()) return value["content"].string();
-  return value.string();
+  if (config[key].is_null()) return std::nullopt;
+  return config_special(config, key, "", false)->content;
 }
 
 inline tokenizer wordpiece_from_json(const json_at& root, const std::filesystem::path& file, const json_at& config) {
