@@ -17,7 +17,9 @@
 //   sweep      tests/text/data/tokenizer_sweep.json: a hash of ids and offsets for every Unicode code point, in
 //              blocks of 4096, each code point inside a word and alone (see sweep_text below).
 //   pairs      tests/data/data/qa_windows_reference.jsonl: question/context pairs truncated "only_second" with
-//              overflowing windows and stride, as run_qa.py's tokenizer call makes them.
+//              overflowing windows and stride, as run_qa.py's tokenizer call makes them; the same in RoBERTa's
+//              layout (qa_windows_roberta_reference.jsonl, byte-level cut) and XLM-R's
+//              (qa_windows_xlmr_reference.jsonl, Unigram cut).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -163,7 +165,8 @@ async function sweep(tokenizer) {
 // Note: tokenizers 0.23.1+ stops tokenizing at max_length tokens before cutting windows (huggingface/tokenizers
 // #2091), so windows after the first stop short; tests/data/qa_features_test.cpp checks them as prefixes.
 // The same windows with RoBERTa's layout (<s> q </s></s> c </s>, type ids 0: sequence ids tell the context) from
-// the byte-level cut (tests/text/data/gpt2_cut), at the two short lengths.
+// the byte-level cut (tests/text/data/gpt2_cut), at the two short lengths; and again in XLM-R's layout (the same
+// special tokens, Metaspace and Unigram) from the Unigram cut (tests/text/data/xlmr_cut).
 async function pairs(vocab) {
   const examples = [];
   for (const file of extra) {
@@ -180,6 +183,9 @@ async function pairs(vocab) {
   const cut = fs.readFileSync(path.join(root, 'tests/text/data/gpt2_cut/tokenizer.json'), 'utf8');
   await windows(examples, () => tk.Tokenizer.fromString(cut), [[64, 16], [40, 8]], true,
                 'tests/data/data/qa_windows_roberta_reference.jsonl');
+  const xlmr = fs.readFileSync(path.join(root, 'tests/text/data/xlmr_cut/tokenizer.json'), 'utf8');
+  await windows(examples, () => tk.Tokenizer.fromString(xlmr), [[64, 16], [40, 8]], true,
+                'tests/data/data/qa_windows_xlmr_reference.jsonl');
 }
 
 async function windows(examples, makeTokenizer, lengths, withSequenceIds, relative) {

@@ -92,6 +92,49 @@ JSON
       --tokenizer_name "$WORK/r" "${TRAIN[@]}" --do_train --max_steps 1 --output_dir "$WORK/o"
     echo "eval_f1 = $f1"
     ;;
+  xlmr)
+    # XLM-R's layout end to end: a tiny XLM-RoBERTa over the Unigram cut's tokenizer.json (SentencePiece pieces,
+    # <s> q </s></s> c </s>, type ids 0, one token type, positions after the padding id 1) learns the same file by
+    # heart (F1 >= 90); the saved directory holds a Unigram tokenizer.json whose model section is the input's, and
+    # evaluating the saved directory alone (its tokenizer read back by load_tokenizer) gives the same F1.
+    cut="$(dirname "$0")/../text/data/xlmr_cut"
+    mkdir -p "$WORK/x" && cp "$cut/tokenizer.json" "$cut/tokenizer_config.json" "$WORK/x/"
+    cat > "$WORK/x/config.json" <<JSON
+{"architectures": ["XLMRobertaForQuestionAnswering"], "model_type": "xlm-roberta", "vocab_size": 2002,
+ "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 128,
+ "max_position_embeddings": 514, "type_vocab_size": 1, "hidden_dropout_prob": 0.0,
+ "attention_probs_dropout_prob": 0.0, "layer_norm_eps": 1e-5, "initializer_range": 0.02, "pad_token_id": 1,
+ "bos_token_id": 0, "eos_token_id": 2, "hidden_act": "gelu"}
+JSON
+    "$RUN_QA" --config_name "$WORK/x" --tokenizer_name "$WORK/x" "${TRAIN[@]}" --do_train --do_eval \
+      --learning_rate 1e-3 --num_train_epochs 150 --warmup_ratio 0.1 --logging_steps 100 --save_steps 100000 \
+      --output_dir "$WORK/out" > "$WORK/log" 2>&1 || fail "run_qa failed: $(tail -5 "$WORK/log")"
+    f1=$(json_value "$WORK/out/eval_results.json" eval_f1)
+    python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 90 else 1)" "$f1" || fail "eval_f1 $f1 < 90"
+    for f in model.safetensors config.json tokenizer.json tokenizer_config.json special_tokens_map.json; do
+      [ -s "$WORK/out/$f" ] || fail "output_dir has no $f"
+    done
+    [ "$(json_value "$WORK/out/tokenizer_config.json" tokenizer_class)" = XLMRobertaTokenizer ] \
+      || fail "not XLMRobertaTokenizer"
+    [ "$(json_value "$WORK/out/config.json" model_type)" = xlm-roberta ] || fail "config.json is not XLM-R's"
+    python3 - "$cut/tokenizer.json" "$WORK/out/tokenizer.json" <<'PY' || fail "the saved tokenizer.json's model is not the input's"
+import json, sys
+given, saved = (json.load(open(p, encoding="utf-8"))["model"] for p in sys.argv[1:])
+assert saved["type"] == "Unigram", saved["type"]
+assert saved == given, [k for k in set(given) | set(saved) if given.get(k) != saved.get(k)]
+PY
+    "$RUN_QA" --model_name_or_path "$WORK/out" --validation_file "$SAMPLE" --version_2_with_negative \
+      --max_seq_length 128 --doc_stride 32 --threads 2 --disable_tqdm --do_eval --output_dir "$WORK/again" \
+      > "$WORK/again.log" 2>&1 || fail "evaluating the saved model failed: $(tail -5 "$WORK/again.log")"
+    [ "$(json_value "$WORK/again/eval_results.json" eval_f1)" = "$f1" ] \
+      || fail "the saved model evaluates to eval_f1 $(json_value "$WORK/again/eval_results.json" eval_f1), not $f1"
+    # A tokenizer whose padding id is not the config's is refused: XLM-R's positions count from it.
+    sed 's/"pad_token_id": 1,/"pad_token_id": 0,/' "$WORK/x/config.json" > "$WORK/x/bad.json"
+    mkdir -p "$WORK/bad" && cp "$WORK/x/bad.json" "$WORK/bad/config.json"
+    expect_exit 2 "pad_token_id = 0, but the tokenizer pads with 1" -- "$RUN_QA" --config_name "$WORK/bad" \
+      --tokenizer_name "$WORK/x" "${TRAIN[@]}" --do_train --max_steps 1 --output_dir "$WORK/o"
+    echo "eval_f1 = $f1"
+    ;;
   resume|resume-bf16)
     # A run resumed from its step-10 checkpoint (named, or found in output_dir) ends bit-identical to one that
     # never stopped; older checkpoints beyond save_total_limit are gone. resume-bf16: the same with bf16 products.
