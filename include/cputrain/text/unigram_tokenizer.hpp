@@ -97,7 +97,8 @@ class unigram_tokenizer {
 
   // One normalized stretch between raw added tokens (it starts at byte `shift` of the text): the added tokens its
   // normalized form has, and the words of the rest.
-  void encode_normalized(const normalized_text& normalized, std::uint32_t shift, const char_positions& positions,
+  // `normalized` is scratch: the words are cut in place when no added token splits it.
+  void encode_normalized(normalized_text& normalized, std::uint32_t shift, const char_positions& positions,
                          token_sequence& out, std::uint32_t& word) const {
     thread_local std::vector<text_segment> parts;
     parts.clear();
@@ -109,10 +110,18 @@ class unigram_tokenizer {
         push(normalized_added_.tokens()[static_cast<std::size_t>(p.token)].id, o, shift, positions, out, word++);
         continue;
       }
-      normalized_text part = parts.size() == 1 ? normalized : normalized.slice(p.begin, p.end);
-      encode_words(part, shift, shift + (part.alignments().empty() ? 0 : part.alignments()[0].begin) == 0, positions,
-                   out, word);
+      if (parts.size() == 1) {
+        encode_words(normalized, shift, starts_text(normalized, shift), positions, out, word);
+        continue;
+      }
+      normalized_text part = normalized.slice(p.begin, p.end);
+      encode_words(part, shift, starts_text(part, shift), positions, out, word);
     }
+  }
+
+  // Whether `t` (of the stretch at byte `shift`) begins the whole text: Metaspace's prepend_scheme "first".
+  static bool starts_text(const normalized_text& t, std::uint32_t shift) noexcept {
+    return shift + (t.alignments().empty() ? 0 : t.alignments()[0].begin) == 0;
   }
 
   void encode_words(normalized_text& part, std::uint32_t shift, bool at_text_start, const char_positions& positions,
