@@ -56,6 +56,14 @@ class byte_level_bpe_tokenizer {
       if (t.content == token) return t.id;
     return model_.find(token);
   }
+  /// The token `id` stands for: an added token's content, else the model's token.
+  [[nodiscard]] std::optional<std::string> token(std::int32_t id) const {
+    for (const auto& t : added_.tokens())
+      if (t.id == id) return t.content;
+    for (const auto& [text, i] : model_.vocab())
+      if (i == id) return text;
+    return std::nullopt;
+  }
   /// One past the largest id either vocabulary gives (Hugging Face's len(tokenizer)).
   [[nodiscard]] std::size_t id_count() const noexcept {
     std::size_t n = 0;

@@ -171,18 +171,8 @@ class tokenizer {
       if (static_cast<std::size_t>(id) >= wordpiece->vocab().size()) return std::nullopt;
       return wordpiece->vocab().token(id);
     }
-    if (const auto* bpe = std::get_if<byte_level_bpe_tokenizer>(pipeline_.get())) {
-      for (const auto& a : bpe->added_tokens().tokens())
-        if (a.id == id) return a.content;
-      for (const auto& [token, i] : bpe->model().vocab())
-        if (i == id) return token;
-      return std::nullopt;
-    }
-    const auto& unigram = std::get<unigram_tokenizer>(*pipeline_);
-    for (const auto& a : unigram.added_tokens())
-      if (a.id == id) return a.content;
-    if (static_cast<std::size_t>(id) < unigram.model().size()) return unigram.model().vocab()[static_cast<std::size_t>(id)].first;
-    return std::nullopt;
+    if (const auto* bpe = std::get_if<byte_level_bpe_tokenizer>(pipeline_.get())) return bpe->token(id);
+    return std::get<unigram_tokenizer>(*pipeline_).token(id);
   }
 
   /// One past the largest id the tokenizer can produce (Hugging Face's len(tokenizer)): the model's vocab_size

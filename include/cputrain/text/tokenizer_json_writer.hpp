@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +59,12 @@ inline nlohmann::ordered_json post_processor_json(const byte_level_bpe_tokenizer
   return nullptr;
 }
 
+/// The text of a special token the layout names; text_error when the id has none.
+inline std::string special_token_text(std::optional<std::string> token, std::int32_t id) {
+  if (!token) throw text_error("tokenizer.json: no token has the special id " + std::to_string(id));
+  return std::move(*token);
+}
+
 inline nlohmann::ordered_json added_tokens_json(const std::vector<added_token>& tokens) {
   nlohmann::ordered_json added = nlohmann::ordered_json::array();
   for (const auto& a : tokens)
@@ -70,13 +77,7 @@ inline nlohmann::ordered_json added_tokens_json(const std::vector<added_token>& 
 
 /// The tokenizer.json of `t` with `specials`. Throws text_error when a special token's id has no token.
 inline nlohmann::ordered_json to_tokenizer_json(const byte_level_bpe_tokenizer& t, const special_tokens& specials) {
-  const auto token_of = [&](std::int32_t id) -> std::string {
-    for (const auto& a : t.added_tokens().tokens())
-      if (a.id == id) return a.content;
-    for (const auto& [token, i] : t.model().vocab())
-      if (i == id) return token;
-    throw text_error("tokenizer.json: no token has the special id " + std::to_string(id));
-  };
+  const auto token_of = [&](std::int32_t id) { return detail::special_token_text(t.token(id), id); };
   const bool wraps = specials.layout != special_layout::none;
   const std::string cls = wraps ? token_of(specials.cls) : "", sep = wraps ? token_of(specials.sep) : "";
   const byte_level_options& o = t.options();

@@ -75,12 +75,7 @@ inline nlohmann::ordered_json template_json(const special_tokens& s, const std::
 /// The tokenizer.json of `t` with `specials`. Throws text_error when a special token's id has no token.
 inline nlohmann::ordered_json to_tokenizer_json(const unigram_tokenizer& t, const special_tokens& specials) {
   const auto added = t.added_tokens();
-  const auto token_of = [&](std::int32_t id) -> std::string {
-    for (const auto& a : added)
-      if (a.id == id) return a.content;
-    if (id >= 0 && static_cast<std::size_t>(id) < t.model().size()) return t.model().vocab()[static_cast<std::size_t>(id)].first;
-    throw text_error("tokenizer.json: no token has the special id " + std::to_string(id));
-  };
+  const auto token_of = [&](std::int32_t id) { return detail::special_token_text(t.token(id), id); };
   const bool wraps = specials.layout != special_layout::none;
   const std::string cls = wraps ? token_of(specials.cls) : "", sep = wraps ? token_of(specials.sep) : "";
   nlohmann::ordered_json vocab = nlohmann::ordered_json::array();

@@ -51,6 +51,14 @@ class unigram_tokenizer {
         if (t.content == token) return t.id;
     return model_->find(token);
   }
+  /// The token `id` stands for: an added token's content, else the model's token.
+  [[nodiscard]] std::optional<std::string> token(std::int32_t id) const {
+    for (const auto* m : {&raw_added_, &normalized_added_})
+      for (const auto& t : m->tokens())
+        if (t.id == id) return t.content;
+    if (id >= 0 && static_cast<std::size_t>(id) < model_->size()) return model_->vocab()[static_cast<std::size_t>(id)].first;
+    return std::nullopt;
+  }
   /// One past the largest id the model or an added token gives (Hugging Face's len(tokenizer)).
   [[nodiscard]] std::size_t id_count() const noexcept {
     std::size_t n = model_->size();
