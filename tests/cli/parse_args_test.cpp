@@ -320,4 +320,69 @@ TEST_CASE("training_args: a single args.json argument equals the same flags", "[
   CHECK_THAT(compat.notices[1], Contains("--report_to tensorboard"));
 }
 
+/// `args` parsed as program `p` parses them, named by its binary.
+parsed_command_line parse_as(cputrain::cli::program p, const std::vector<std::string>& args) {
+  const std::string binary = std::string("/usr/bin/") + cputrain::cli::program_name(p);
+  std::vector<const char*> argv{binary.c_str()};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  return parse_training_args(static_cast<int>(argv.size()), argv.data(), p);
+}
+
+TEST_CASE("parse_training_args: each program takes its own data flags and defaults", "[cli]") {
+  using cputrain::cli::program;
+  const workspace ws;
+  const std::vector<std::string> common = {"--model_name_or_path", ws.model, "--train_file", ws.train,
+                                           "--do_train", "--output_dir", ws.out};
+  const auto glue = parse_as(program::glue, common + std::vector<std::string>{"--task_name", "mrpc"}).args;
+  CHECK(glue.which == program::glue);
+  CHECK(glue.task_name == "mrpc");
+  CHECK(glue.max_seq_length == 128);  // run_glue.py's default; run_qa.py's is 384
+  CHECK(parse_as(program::qa, common).args.max_seq_length == 384);
+  CHECK_THROWS_MATCHES(parse_as(program::qa, common + std::vector<std::string>{"--task_name", "mrpc"}), usage_error,
+                       says("--task_name is run_glue's flag; run_qa does not take it (run_qa --help lists its flags)"));
+  CHECK_THROWS_MATCHES(parse_as(program::glue, common + std::vector<std::string>{"--doc_stride", "64"}), usage_error,
+                       says("--doc_stride is run_qa's flag; run_glue does not take it"));
+  CHECK_THROWS_MATCHES(parse_as(program::ner, common + std::vector<std::string>{"--label_column_name"}), usage_error,
+                       says("label_column_name"));
+  CHECK_THROWS_MATCHES(parse_as(program::glue, common + std::vector<std::string>{"--task_name", "squad"}), usage_error,
+                       says("--task_name squad: GLUE's tasks are cola, sst2"));
+  CHECK_THROWS_MATCHES(parse_as(program::glue, common + std::vector<std::string>{"--no_such_flag"}), usage_error,
+                       says("run_glue --help lists the flags cputrain accepts"));
+  CHECK(parse_as(program::ner, common + std::vector<std::string>{"--label_all_tokens"}).args.label_all_tokens);
+  // --help lists what the program takes.
+  const std::string glue_help = parse_as(program::glue, {"--help"}).help_text;
+  CHECK_THAT(glue_help, Contains("--task_name") && Contains("(default: 128)") && !Contains("--doc_stride"));
+  CHECK_THAT(parse_as(program::qa, {"--help"}).help_text, Contains("--doc_stride") && !Contains("--task_name"));
+  // training_args.json holds the program's own fields and reads back under the same program only.
+  const auto json = cputrain::cli::to_json(glue);
+  CHECK(json["task_name"] == "mrpc");
+  CHECK_FALSE(json.contains("doc_stride"));
+  CHECK(cputrain::cli::from_json(json, program::glue) == glue);
+  CHECK_THROWS_MATCHES(cputrain::cli::from_json(json, program::qa), usage_error,
+                       says("\"task_name\" is run_glue's, not run_qa's"));
+}
+
+TEST_CASE("parse_training_args: the evaluation and best-model flags", "[cli]") {
+  const workspace ws;
+  const auto a = parse(ws.guide() + std::vector<std::string>{
+      "--eval_strategy", "steps", "--eval_steps", "100", "--save_steps", "200", "--load_best_model_at_end",
+      "--metric_for_best_model", "f1", "--early_stopping_patience", "3", "--early_stopping_threshold", "0.01"});
+  CHECK(a.eval_strategy == "steps");
+  CHECK(a.eval_steps == 100);
+  CHECK(a.load_best_model_at_end);
+  CHECK(a.best_metric_key() == "eval_f1");
+  CHECK(a.best_metric_greater());  // not a loss
+  CHECK(a.early_stopping_patience == 3);
+  CHECK(a.early_stopping_threshold == 0.01);
+  CHECK_FALSE(a.greater_is_better.has_value());
+  const auto loss = parse(ws.guide() + std::vector<std::string>{"--eval_strategy", "steps", "--load_best_model_at_end"});
+  CHECK(loss.best_metric_key() == "eval_loss");
+  CHECK_FALSE(loss.best_metric_greater());
+  CHECK(loss.evaluation_interval() == 500);  // --logging_steps, as Hugging Face
+  // --greater_is_better alone means true, as HfArgumentParser's Optional[bool].
+  const auto greater = parse(ws.guide() + std::vector<std::string>{"--metric_for_best_model", "eval_loss", "--greater_is_better"});
+  CHECK(greater.best_metric_key() == "eval_loss");
+  CHECK(greater.best_metric_greater());
+}
+
 }  // namespace parse_args_test

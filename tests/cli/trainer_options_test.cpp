@@ -35,6 +35,10 @@ std::optional<std::string> other_valid_text(const char* name, const F& value,
     return std::to_string(value + 2);  // max_steps -1 + 1 would be the refused 0
   } else if constexpr (std::is_same_v<F, std::optional<int>>) {
     return std::to_string(value.value_or(0) + 2);
+  } else if constexpr (std::is_same_v<F, std::optional<bool>>) {
+    return value.value_or(false) ? "false" : "true";
+  } else if constexpr (std::is_same_v<F, std::optional<std::string>>) {
+    return value == "accuracy" ? "f1" : "accuracy";
   } else if constexpr (std::is_same_v<F, double>) {
     std::ostringstream text;
     text << std::setprecision(17) << (value == 0 ? 0.5 : value / 2);  // inside every [0, 1] and > 0 rule
@@ -43,11 +47,19 @@ std::optional<std::string> other_valid_text(const char* name, const F& value,
     const std::map<std::string, std::string> valid = {{"output_dir", ws.out + "-other"},
                                                       {"lr_scheduler_type", "cosine"},
                                                       {"save_strategy", "epoch"},
+                                                      {"eval_strategy", "epoch"},
                                                       {"ddp_communication_dtype", "bf16"}};
     const auto it = valid.find(name);
     if (it == valid.end() || it->second == value) return std::nullopt;
     return it->second;
   }
+}
+
+/// The flags an option needs beside it to be valid (HF's rules: ranking checkpoints needs evaluations).
+std::vector<std::string> prerequisites(std::string_view name) {
+  if (name == "load_best_model_at_end") return {"--eval_strategy", "steps"};
+  if (name == "early_stopping_patience") return {"--eval_strategy", "steps", "--load_best_model_at_end"};
+  return {};
 }
 
 /// The keys whose values differ between two objects with the same keys.
@@ -95,15 +107,16 @@ TEST_CASE("trainer_options: the loop's values and the whole arguments reach the 
 TEST_CASE("trainer_options: every loop option's flag reaches its field and training_args.json", "[cli]") {
   using namespace cputrain::test::cli;
   const workspace ws;
-  const training_options base = cputrain::cli::to_training_options(parse(ws.guide()));
   for (const cputrain::train::option_field& field : cputrain::train::training_option_fields) {
     INFO("--" << field.name);
+    const std::vector<std::string> given = ws.guide() + prerequisites(field.name);
+    const training_options base = cputrain::cli::to_training_options(parse(given));
     std::visit(
         [&]<class F>(F training_options::*member) {
           const std::optional<std::string> text = other_valid_text(field.name, base.*member, ws);
           if (!text) FAIL("other_valid_text has no valid value for this option but its default: give it one");
           const std::vector<std::string> flag = {std::string("--") + field.name, *text};
-          const training_args args = parse(ws.guide() + flag);
+          const training_args args = parse(given + flag);
           const training_options options = cputrain::cli::to_training_options(args);
           CHECK(options.*member != base.*member);
           CHECK(changed_keys(to_json(base), to_json(options)) == std::vector<std::string>{field.name});

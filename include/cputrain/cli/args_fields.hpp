@@ -24,14 +24,24 @@ enum class args_group { model, data, training, compatibility };
 /// train::training_options::*, converts to the F training_args::* of its base.
 using args_member = std::variant<bool training_args::*, int training_args::*, double training_args::*,
                                  std::string training_args::*, std::optional<int> training_args::*,
-                                 std::optional<std::string> training_args::*>;
+                                 std::optional<std::string> training_args::*, std::optional<bool> training_args::*>;
 
-/// One field: its flag (without --), group, member and help.
+/// The programs a flag belongs to (a mask of cli::program bits).
+inline constexpr unsigned every_program = 15;
+inline constexpr unsigned qa_only = static_cast<unsigned>(program::qa);
+inline constexpr unsigned glue_only = static_cast<unsigned>(program::glue);
+inline constexpr unsigned ner_only = static_cast<unsigned>(program::ner);
+inline constexpr unsigned mlm_only = static_cast<unsigned>(program::mlm);
+
+/// One field: its flag (without --), group, member, help and the programs that take it.
 struct args_field {
   const char* name;
   args_group group;
   args_member member;
   const char* help;
+  unsigned programs = every_program;
+
+  [[nodiscard]] constexpr bool taken_by(program p) const noexcept { return (programs & static_cast<unsigned>(p)) != 0; }
 };
 
 /// In run_qa.py's order (model, data, training), which is also the order of to_json's keys.
@@ -44,16 +54,35 @@ inline constexpr args_field args_fields[] = {
     {"tokenizer_name", args_group::model, &training_args::tokenizer_name,
      "vocab.txt (or its directory) if not the model's"},
 
-    {"train_file", args_group::data, &training_args::train_file, "SQuAD JSON file to train on (--do_train)"},
+    {"task_name", args_group::data, &training_args::task_name,
+     "A GLUE task (cola, sst2, mrpc, qqp, stsb, mnli, qnli, rte, wnli): the files have its columns, and it "
+     "chooses the metric",
+     glue_only},
+    {"train_file", args_group::data, &training_args::train_file,
+     "Data file to train on (--do_train): SQuAD JSON (run_qa); CSV, JSON or JSON Lines (run_glue, run_ner)"},
     {"validation_file", args_group::data, &training_args::validation_file,
-     "SQuAD JSON file to evaluate on (--do_eval)"},
-    {"test_file", args_group::data, &training_args::test_file, "SQuAD JSON file to predict on (--do_predict)"},
+     "Data file to evaluate on (--do_eval), as --train_file"},
+    {"test_file", args_group::data, &training_args::test_file, "Data file to predict on (--do_predict), as --train_file"},
+    {"text_column_names", args_group::data, &training_args::text_column_names,
+     "The text columns, comma-separated, joined into one text (run_classification's); default: run_glue's choice",
+     glue_only},
+    {"text_column_delimiter", args_group::data, &training_args::text_column_delimiter,
+     "What joins the --text_column_names texts", glue_only},
+    {"text_column_name", args_group::data, &training_args::text_column_name,
+     "The column of words (default: tokens, else the first column)", ner_only},
+    {"label_column_name", args_group::data, &training_args::label_column_name,
+     "The label column (default: label for run_glue; ner_tags, else the second column, for run_ner)",
+     glue_only | ner_only},
+    {"label_all_tokens", args_group::data, &training_args::label_all_tokens,
+     "Label every piece of a word (its B- tag as I-), not only the first; -100 otherwise", ner_only},
+    {"return_entity_level_metrics", args_group::data, &training_args::return_entity_level_metrics,
+     "Report precision, recall and F1 of each entity type too", ner_only},
     {"max_seq_length", args_group::data, &training_args::max_seq_length,
-     "Tokens per window, question and context together; longer contexts are split into windows"},
+     "Tokens per sequence; run_qa splits longer contexts into windows, the others truncate"},
     {"pad_to_max_length", args_group::data, &training_args::pad_to_max_length,
-     "Pad every window to --max_seq_length; --no_pad_to_max_length pads each batch to its longest window"},
+     "Pad every sequence to --max_seq_length; --no_pad_to_max_length pads each batch to its longest"},
     {"doc_stride", args_group::data, &training_args::doc_stride,
-     "Tokens shared by consecutive windows of a long context"},
+     "Tokens shared by consecutive windows of a long context", qa_only},
     {"max_train_samples", args_group::data, &training_args::max_train_samples,
      "Train on the first N examples only"},
     {"max_eval_samples", args_group::data, &training_args::max_eval_samples,
@@ -61,13 +90,13 @@ inline constexpr args_field args_fields[] = {
     {"max_predict_samples", args_group::data, &training_args::max_predict_samples,
      "Predict on the first N examples only"},
     {"version_2_with_negative", args_group::data, &training_args::version_2_with_negative,
-     "Some questions have no answer (SQuAD 2.0)"},
+     "Some questions have no answer (SQuAD 2.0)", qa_only},
     {"null_score_diff_threshold", args_group::data, &training_args::null_score_diff_threshold,
-     "Answer \"\" when the best span scores less than the null answer minus this (SQuAD 2.0)"},
+     "Answer \"\" when the best span scores less than the null answer minus this (SQuAD 2.0)", qa_only},
     {"n_best_size", args_group::data, &training_args::n_best_size,
-     "Candidate start and end positions kept per window when choosing the answer"},
+     "Candidate start and end positions kept per window when choosing the answer", qa_only},
     {"max_answer_length", args_group::data, &training_args::max_answer_length,
-     "Longest answer, in tokens, a prediction may have"},
+     "Longest answer, in tokens, a prediction may have", qa_only},
     {"overwrite_cache", args_group::compatibility, &training_args::overwrite_cache,
      "Accepted, changes nothing: cputrain keeps no dataset cache"},
     {"preprocessing_num_workers", args_group::compatibility, &training_args::preprocessing_num_workers,
@@ -81,7 +110,9 @@ inline constexpr args_field args_fields[] = {
     {"do_eval", args_group::training, &training_args::do_eval, "Evaluate on --validation_file"},
     {"do_predict", args_group::training, &training_args::do_predict, "Predict on --test_file"},
     {"eval_strategy", args_group::training, &training_args::eval_strategy,
-     "no: evaluate after training (with --do_eval); epoch: also after every epoch"},
+     "no: evaluate after training (with --do_eval); steps: also every --eval_steps; epoch: after every epoch"},
+    {"eval_steps", args_group::training, &training_args::eval_steps,
+     "Optimizer steps between evaluations (--eval_strategy steps); default: --logging_steps"},
     {"per_device_train_batch_size", args_group::training, &training_args::per_device_train_batch_size,
      "Windows per process in each training batch"},
     {"per_device_eval_batch_size", args_group::training, &training_args::per_device_eval_batch_size,
@@ -112,7 +143,19 @@ inline constexpr args_field args_fields[] = {
     {"save_steps", args_group::training, &training_args::save_steps,
      "Optimizer steps between checkpoints (--save_strategy steps)"},
     {"save_total_limit", args_group::training, &training_args::save_total_limit,
-     "Keep only the N most recent checkpoints"},
+     "Keep only the N most recent checkpoints, and the best one (--load_best_model_at_end)"},
+    {"load_best_model_at_end", args_group::training, &training_args::load_best_model_at_end,
+     "End with the weights of the checkpoint whose evaluation was best (needs --save_strategy equal to "
+     "--eval_strategy)"},
+    {"metric_for_best_model", args_group::training, &training_args::metric_for_best_model,
+     "The evaluation metric that ranks checkpoints (accuracy, f1, loss, ...); default: loss"},
+    {"greater_is_better", args_group::training, &training_args::greater_is_better,
+     "Whether a larger --metric_for_best_model is better; default: false for a name ending in loss, else true"},
+    {"early_stopping_patience", args_group::training, &training_args::early_stopping_patience,
+     "Stop after this many evaluations without improvement (EarlyStoppingCallback's; needs "
+     "--load_best_model_at_end)"},
+    {"early_stopping_threshold", args_group::training, &training_args::early_stopping_threshold,
+     "How much the metric must improve to count as an improvement"},
     {"seed", args_group::training, &training_args::seed, "Seed of the initialisation, dropout and shuffling"},
     {"bf16", args_group::training, &training_args::bf16,
      "bf16 mixed precision as PyTorch's CPU autocast does it, instead of fp32"},
@@ -147,6 +190,17 @@ constexpr const args_field* find_field(std::string_view name) {
     if (name == f.name) return &f;
   }
   return nullptr;
+}
+
+/// "run_qa" or "run_glue and run_ner": the programs that take `f`, for messages.
+inline std::string programs_taking(const args_field& f) {
+  std::string names;
+  for (const program p : {program::qa, program::glue, program::ner, program::mlm}) {
+    if (!f.taken_by(p)) continue;
+    if (!names.empty()) names += " and ";
+    names += program_name(p);
+  }
+  return names;
 }
 
 /// Whether `flag` sets the loop option `option`. ddp_bucket_cap_mb's flag sets training_args' own optional instead,

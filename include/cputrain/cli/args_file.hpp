@@ -39,7 +39,8 @@ inline std::string read_args_file(const std::filesystem::path& path) {
 
 /// run_qa's arguments from a JSON file (run_qa args.json), validated. usage_error naming the file, then the key
 /// or the flag.
-[[nodiscard]] inline training_args read_training_args_json(const std::filesystem::path& path) {
+[[nodiscard]] inline training_args read_training_args_json(const std::filesystem::path& path,
+                                                           program p = program::qa) {
   const std::string text = detail::read_args_file(path);
   // nlohmann would stop at a NUL byte as if the input ended there; JSON text cannot contain one.
   if (const auto nul = text.find('\0'); nul != std::string::npos) {
@@ -54,7 +55,7 @@ inline std::string read_args_file(const std::filesystem::path& path) {
   } catch (const nlohmann::json::exception& e) {
     throw usage_error(path.string() + ": not valid JSON: " + e.what());
   }
-  training_args args = detail::args_from_json(json, path.string());
+  training_args args = detail::args_from_json(json, path.string(), p);
   try {
     validate(args);
   } catch (const usage_error& e) {

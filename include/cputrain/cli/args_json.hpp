@@ -126,20 +126,25 @@ inline void apply_extra_flag_from_json(training_args& args, const args_extra_fla
 }
 
 /// The arguments a JSON object holds; messages start with `source` (a file's name, or what the JSON is).
-inline training_args args_from_json(const nlohmann::ordered_json& json, std::string_view source) {
+inline training_args args_from_json(const nlohmann::ordered_json& json, std::string_view source, program p) {
   if (!json.is_object()) {
     throw usage_error(std::string(source) + ": the top level is " + std::string(json.type_name()) +
                       ", not a JSON object of arguments");
   }
-  training_args args;
+  training_args args = defaults_for(p);
   for (auto it = json.begin(); it != json.end(); ++it) {
-    if (const args_field* f = find_field(it.key())) {
+    const args_field* f = find_field(it.key());
+    if (f != nullptr && !f->taken_by(p)) {
+      throw usage_error(std::string(source) + ": \"" + it.key() + "\" is " + programs_taking(*f) + "'s, not " +
+                        program_name(p) + "'s");
+    }
+    if (f != nullptr) {
       set_field_from_json(args, *f, source, it.key(), it.value());
     } else if (const args_extra_flag* x = find_extra_flag(it.key())) {
       apply_extra_flag_from_json(args, *x, source, it.key(), it.value());
     } else {
       throw usage_error(std::string(source) + ": unknown key \"" + it.key() +
-                        "\"; the keys are the names of run_qa's flags without the leading --");
+                        "\"; the keys are the names of " + program_name(p) + "'s flags without the leading --");
     }
   }
   apply_post_init(args);
@@ -148,15 +153,16 @@ inline training_args args_from_json(const nlohmann::ordered_json& json, std::str
 
 }  // namespace detail
 
-/// Every field (not the notices), in run_qa.py's order, as training_args.json in a checkpoint holds them; an
-/// unset optional is null, as Python's None.
+/// Every field of the program's (not the notices), in the scripts' order, as training_args.json in a checkpoint
+/// holds them; an unset optional is null, as Python's None.
 [[nodiscard]] inline nlohmann::ordered_json to_json(const training_args& args) {
   nlohmann::ordered_json json = nlohmann::ordered_json::object();
   for (const detail::args_field& f : detail::args_fields) {
+    if (!f.taken_by(args.which)) continue;
     std::visit(
         [&]<class F>(F training_args::*member) {
           const F& value = args.*member;
-          if constexpr (std::is_same_v<F, std::optional<int>> || std::is_same_v<F, std::optional<std::string>>) {
+          if constexpr (train::checks::is_optional<F>) {
             json[f.name] = value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
           } else {
             json[f.name] = value;
@@ -170,8 +176,8 @@ inline training_args args_from_json(const nlohmann::ordered_json& json, std::str
 /// The fields of a JSON object as to_json writes it (or as HfArgumentParser.parse_json_file reads it: missing keys
 /// keep their defaults). usage_error for an unknown key or a value of the wrong type, naming the key. Types only:
 /// the values are not validated, so that a checkpoint's arguments read on another machine need not find its files.
-[[nodiscard]] inline training_args from_json(const nlohmann::ordered_json& json) {
-  return detail::args_from_json(json, "training arguments JSON");
+[[nodiscard]] inline training_args from_json(const nlohmann::ordered_json& json, program p = program::qa) {
+  return detail::args_from_json(json, "training arguments JSON", p);
 }
 
 }  // namespace cputrain::cli

@@ -1,7 +1,7 @@
-// cputrain::cli::training_args — run_qa's whole command line: Hugging Face's TrainingArguments and run_qa.py's
-// ModelArguments and DataTrainingArguments as one struct, with their names, meanings and defaults. The training
-// loop's part is its base, train::training_options, so a loop option is declared once, there; the loop's options
-// are taken from it by cli/trainer_options.hpp; parse_args.hpp reads it from argv.
+// cputrain::cli::training_args — a program's whole command line (run_qa, run_glue, run_ner, run_mlm): Hugging
+// Face's TrainingArguments and the scripts' ModelArguments and DataTrainingArguments as one struct, with their
+// names, meanings and defaults; `program` says whose. The training loop's part is its base,
+// train::training_options, so a loop option is declared once, there; parse_args.hpp reads it from argv.
 #pragma once
 
 #include <optional>
@@ -12,11 +12,32 @@
 
 namespace cputrain::cli {
 
+/// Which of Hugging Face's example scripts a command line is for: each takes its own data flags.
+enum class program : unsigned { qa = 1, glue = 2, ner = 4, mlm = 8 };
+
+/// "run_qa", "run_glue", ...
+[[nodiscard]] constexpr const char* program_name(program p) noexcept {
+  switch (p) {
+    case program::qa:
+      return "run_qa";
+    case program::glue:
+      return "run_glue";
+    case program::ner:
+      return "run_ner";
+    case program::mlm:
+      return "run_mlm";
+  }
+  return "run_qa";
+}
+
 /// Everything run_qa is told, under Hugging Face's field names: the loop's options (the base) and the program's
 /// own. Default-constructed, it holds Hugging Face's defaults; only validate() (cli/validate_args.hpp, called by
 /// the parsers) says whether a set of values can run. The inherited recorded_arguments is not an argument: it stays
 /// unset here, and to_training_options fills it in the loop's copy.
 struct training_args : train::training_options {
+  /// Whose command line this is (not a flag): it decides the flags taken and some defaults (defaults_for).
+  program which = program::qa;
+
   // ---- run_qa.py's ModelArguments. Local paths only: cputrain downloads nothing from the Hub.
   /// Directory of a saved model (config.json, weights, vocab.txt).
   std::optional<std::string> model_name_or_path;
@@ -25,13 +46,14 @@ struct training_args : train::training_options {
   /// Vocabulary if not the model's.
   std::optional<std::string> tokenizer_name;
 
-  // ---- run_qa.py's DataTrainingArguments (pad_to_max_length is the loop's: it shapes the batches)
-  /// SQuAD JSON for --do_train.
+  // ---- The scripts' DataTrainingArguments (pad_to_max_length is the loop's: it shapes the batches)
+  /// The data file for --do_train (run_qa: SQuAD JSON; run_glue, run_ner: CSV, JSON or JSON Lines).
   std::optional<std::string> train_file;
-  /// SQuAD JSON for --do_eval.
+  /// For --do_eval.
   std::optional<std::string> validation_file;
-  /// SQuAD JSON for --do_predict.
+  /// For --do_predict.
   std::optional<std::string> test_file;
+  /// run_qa's 384; run_glue's 128 (defaults_for).
   int max_seq_length = 384;
   /// Tokens shared by consecutive windows of a long context.
   int doc_stride = 128;
@@ -42,6 +64,19 @@ struct training_args : train::training_options {
   double null_score_diff_threshold = 0.0;
   int n_best_size = 20;
   int max_answer_length = 30;
+  /// run_glue: a GLUE task (cola, sst2, mrpc, qqp, stsb, mnli, qnli, rte, wnli): its columns and metric.
+  std::optional<std::string> task_name;
+  /// run_glue (run_classification's): the text columns, comma-separated, joined by text_column_delimiter.
+  std::optional<std::string> text_column_names;
+  std::string text_column_delimiter = " ";
+  /// run_glue: the label column (default "label"); run_ner: the tags column (default "ner_tags").
+  std::optional<std::string> label_column_name;
+  /// run_ner: the words column (default "tokens").
+  std::optional<std::string> text_column_name;
+  /// run_ner: every piece of a word labelled (B- turned into I-), not only its first.
+  bool label_all_tokens = false;
+  /// run_ner: per entity type metrics too.
+  bool return_entity_level_metrics = false;
   /// Accepted, changes nothing: cputrain keeps no dataset cache.
   bool overwrite_cache = false;
   /// Accepted, changes nothing: features use the process's threads.
@@ -52,8 +87,6 @@ struct training_args : train::training_options {
   bool do_train = false;
   bool do_eval = false;
   bool do_predict = false;
-  /// "no" or "epoch" (which also sets do_eval, as Hugging Face does).
-  std::string eval_strategy = "no";
   /// The program's choice of precision policy (run_qa: bf16_mixed instead of fp32); the trainer follows the model.
   bool bf16 = false;
   /// Accepted; cputrain always runs on the CPU.
@@ -75,6 +108,14 @@ struct training_args : train::training_options {
 
   friend bool operator==(const training_args&, const training_args&) = default;
 };
+
+/// A command line's defaults for `p`: Hugging Face's, where the scripts differ (run_glue's max_seq_length 128).
+[[nodiscard]] inline training_args defaults_for(program p) {
+  training_args args;
+  args.which = p;
+  if (p == program::glue) args.max_seq_length = 128;
+  return args;
+}
 
 namespace detail {
 

@@ -1,4 +1,4 @@
-// cputrain::cli::validate — whether run_qa's arguments can run: what to do and with which model, the data flags,
+// cputrain::cli::validate — whether a program's arguments can run: what to do and with which model, the data flags,
 // the training loop's values (train::training_options::validate) and that every file and directory named exists.
 // The first mistake is a usage_error naming the flag, its value and the rule.
 #pragma once
@@ -65,7 +65,7 @@ inline void validate_data(const training_args& args) {
     bad_flag_value("max_seq_length", std::to_string(args.max_seq_length), "must lie in [8, 4096]");
   }
   check_at_least("doc_stride", args.doc_stride, 0);
-  if (args.doc_stride >= args.max_seq_length) {
+  if (args.which == program::qa && args.doc_stride >= args.max_seq_length) {
     bad_flag_value("doc_stride", std::to_string(args.doc_stride),
                    "must be less than --max_seq_length " + std::to_string(args.max_seq_length) +
                        ", since consecutive windows share --doc_stride tokens");
@@ -80,24 +80,47 @@ inline void validate_data(const training_args& args) {
   check_at_least("n_best_size", args.n_best_size, 1);
   check_at_least("max_answer_length", args.max_answer_length, 1);
   check_at_least("preprocessing_num_workers", args.preprocessing_num_workers, 1);
+  if (args.task_name) {
+    train::checks::check_one_of("task_name", *args.task_name,
+                                {"cola", "sst2", "mrpc", "qqp", "stsb", "mnli", "qnli", "rte", "wnli"},
+                                "GLUE's tasks are cola, sst2, mrpc, qqp, stsb, mnli, qnli, rte and wnli");
+    if (args.text_column_names)
+      bad_flag_value("text_column_names", *args.text_column_names, "--task_name " + *args.task_name + " names the columns");
+  }
+  for (const auto* column : {&args.text_column_names, &args.label_column_name, &args.text_column_name}) {
+    if (*column && column->value().empty()) throw usage_error("an empty column name (--text_column_names, --label_column_name or --text_column_name)");
+  }
 }
 
 /// The training loop's values (train::training_options::validate), the evaluation strategy and the threads.
 inline void validate_training(const training_args& args) {
-  train::checks::check_one_of("eval_strategy", args.eval_strategy, {"no", "epoch"},
-                              "cputrain evaluates after training (no) or also after every epoch (epoch)");
   loop_options(args).validate();
   train::checks::check_at_least("threads", args.threads, 1);
 }
 
+/// What the program's data files are, for messages.
+inline const char* data_file_kind(program p) {
+  switch (p) {
+    case program::qa:
+      return "a local SQuAD JSON file";
+    case program::glue:
+    case program::ner:
+      return "a local CSV, JSON or JSON Lines file";
+    case program::mlm:
+      return "a local text, CSV, JSON or JSON Lines file";
+  }
+  return "a local file";
+}
+
 /// Which files each task needs, then that every path given exists.
 inline void validate_files(const training_args& args) {
-  if (args.do_train && !args.train_file) throw usage_error("--do_train needs --train_file (a local SQuAD JSON file)");
+  const std::string kind = data_file_kind(args.which);
+  if (args.do_train && !args.train_file) throw usage_error("--do_train needs --train_file (" + kind + ")");
   if (args.do_eval && !args.validation_file) {
     throw usage_error(std::string(args.eval_strategy == "no" ? "--do_eval" : "--eval_strategy " + args.eval_strategy) +
-                      " needs --validation_file (a local SQuAD JSON file)");
+                      " needs --validation_file (" + kind + ")");
   }
-  if (args.do_predict && !args.test_file) throw usage_error("--do_predict needs --test_file (a local SQuAD JSON file)");
+  if (args.do_predict && !args.test_file) throw usage_error("--do_predict needs --test_file (" + kind + ")");
 
   const std::string not_downloaded =
       " (cputrain downloads nothing from the Hugging Face Hub: download the model first, e.g. with "

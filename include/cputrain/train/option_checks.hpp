@@ -9,10 +9,17 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "cputrain/core/error.hpp"
 
 namespace cputrain::train::checks {
+
+/// Whether T is a std::optional (an option that may be unset, written as null).
+template <class T>
+inline constexpr bool is_optional = false;
+template <class T>
+inline constexpr bool is_optional<std::optional<T>> = true;
 
 /// Shortest text that reads back as the same double (Python's repr), for messages and the help's defaults.
 inline std::string number_text(double x) {

@@ -48,6 +48,20 @@ struct training_options {
   std::string save_strategy = "steps";
   int save_steps = 500;
   std::optional<int> save_total_limit;
+  /// "no", "steps" (every eval_steps) or "epoch": when train() evaluates (trainer_callbacks::evaluate).
+  std::string eval_strategy = "no";
+  /// Steps between evaluations (eval_strategy "steps"); unset, logging_steps, as Hugging Face.
+  std::optional<int> eval_steps;
+  /// At the end, the weights of the checkpoint with the best metric_for_best_model (train/best_model.hpp).
+  bool load_best_model_at_end = false;
+  /// The evaluation metric that ranks checkpoints ("eval_" may be left out); unset, "loss" when ranking is asked.
+  std::optional<std::string> metric_for_best_model;
+  /// Whether a larger metric is better; unset, false for a name ending in "loss", true otherwise.
+  std::optional<bool> greater_is_better;
+  /// Hugging Face's EarlyStoppingCallback: stop after this many evaluations without improvement.
+  std::optional<int> early_stopping_patience;
+  /// ... by more than this much.
+  double early_stopping_threshold = 0.0;
   int seed = 42;
   /// run_qa.py's default; false pads each batch to its longest window.
   bool pad_to_max_length = true;
@@ -72,6 +86,17 @@ struct training_options {
   /// usage_error naming the field by its flag, its value and the rule, for the first value the loop cannot run
   /// with (batch sizes, steps, schedule, optimizer, logging and saving).
   void validate() const;
+
+  /// The evaluation and best-model options: strategy, steps, and what ranking and early stopping need.
+  void validate_evaluation() const;
+
+  /// The metric that ranks checkpoints, as a key of the evaluation's metrics ("eval_loss"): metric_for_best_model
+  /// with "eval_" put in front where missing; "eval_loss" when it is unset.
+  [[nodiscard]] std::string best_metric_key() const;
+  /// greater_is_better, or what Hugging Face infers from the metric's name.
+  [[nodiscard]] bool best_metric_greater() const;
+  /// Steps between evaluations under eval_strategy "steps".
+  [[nodiscard]] int evaluation_interval() const { return eval_steps.value_or(logging_steps); }
 
   /// lr_scheduler_type as the schedule it names (usage_error listing the valid names otherwise).
   [[nodiscard]] optim::schedule_kind lr_schedule_kind() const;
@@ -127,6 +152,7 @@ inline void training_options::validate() const {
                        "cputrain saves every --save_steps (steps), after every epoch (epoch) or never (no)");
   check_at_least("save_steps", save_steps, 1);
   check_at_least("save_total_limit", save_total_limit, 1);
+  validate_evaluation();
   checks::check_one_of("ddp_communication_dtype", ddp_communication_dtype, {"fp32", "bf16"},
                        "gradients travel between processes as fp32 (exact) or bf16 (half the bytes)");
   // Beyond 2^20 MiB the byte count would no longer be a bucket size anyone means (and could overflow).
@@ -138,9 +164,47 @@ inline void training_options::validate() const {
   check_not_negative("termination_grace_period", termination_grace_period);
 }
 
+inline void training_options::validate_evaluation() const {
+  using checks::bad_flag_value;
+  checks::check_one_of("eval_strategy", eval_strategy, {"no", "steps", "epoch"},
+                       "cputrain evaluates never during training (no), every --eval_steps (steps) or after every "
+                       "epoch (epoch)");
+  checks::check_at_least("eval_steps", eval_steps, 1);
+  checks::check_at_least("early_stopping_patience", early_stopping_patience, 1);
+  checks::check_not_negative("early_stopping_threshold", early_stopping_threshold);
+  if (metric_for_best_model && metric_for_best_model->empty())
+    bad_flag_value("metric_for_best_model", "\"\"", "names a metric of the evaluation, e.g. accuracy or loss");
+  if (load_best_model_at_end) {
+    if (eval_strategy == "no")
+      bad_flag_value("load_best_model_at_end", "true", "needs evaluations to rank: give --eval_strategy steps or epoch");
+    if (save_strategy != eval_strategy)
+      bad_flag_value("load_best_model_at_end", "true",
+                     "needs --save_strategy to match --eval_strategy (" + save_strategy + " vs " + eval_strategy +
+                         "): each evaluated step must have its checkpoint");
+    if (eval_strategy == "steps" && save_steps % evaluation_interval() != 0)
+      bad_flag_value("save_steps", std::to_string(save_steps),
+                     "must be a multiple of --eval_steps " + std::to_string(evaluation_interval()) +
+                         " with --load_best_model_at_end, so that every checkpoint has an evaluation");
+  }
+  if (early_stopping_patience && !load_best_model_at_end)
+    bad_flag_value("early_stopping_patience", std::to_string(*early_stopping_patience),
+                   "needs --load_best_model_at_end (and so --eval_strategy), as Hugging Face's EarlyStoppingCallback");
+}
+
+inline std::string training_options::best_metric_key() const {
+  const std::string name = metric_for_best_model.value_or("loss");
+  return name.starts_with("eval_") ? name : "eval_" + name;
+}
+
+inline bool training_options::best_metric_greater() const {
+  return greater_is_better.value_or(!metric_for_best_model.value_or("loss").ends_with("loss"));
+}
+
 /// A member of training_options, of one of the types its fields have.
-using option_member = std::variant<bool training_options::*, int training_options::*, double training_options::*,
-                                   std::string training_options::*, std::optional<int> training_options::*>;
+using option_member =
+    std::variant<bool training_options::*, int training_options::*, double training_options::*,
+                 std::string training_options::*, std::optional<int> training_options::*,
+                 std::optional<std::string> training_options::*, std::optional<bool> training_options::*>;
 
 /// A field under its Hugging Face name.
 struct option_field {
@@ -170,6 +234,13 @@ inline constexpr option_field training_option_fields[] = {
     {"save_strategy", &training_options::save_strategy},
     {"save_steps", &training_options::save_steps},
     {"save_total_limit", &training_options::save_total_limit},
+    {"eval_strategy", &training_options::eval_strategy},
+    {"eval_steps", &training_options::eval_steps},
+    {"load_best_model_at_end", &training_options::load_best_model_at_end},
+    {"metric_for_best_model", &training_options::metric_for_best_model},
+    {"greater_is_better", &training_options::greater_is_better},
+    {"early_stopping_patience", &training_options::early_stopping_patience},
+    {"early_stopping_threshold", &training_options::early_stopping_threshold},
     {"seed", &training_options::seed},
     {"pad_to_max_length", &training_options::pad_to_max_length},
     {"dataloader_drop_last", &training_options::dataloader_drop_last},
@@ -189,7 +260,7 @@ inline constexpr option_field training_option_fields[] = {
     std::visit(
         [&]<class F>(F training_options::*member) {
           const F& value = o.*member;
-          if constexpr (std::is_same_v<F, std::optional<int>>) {
+          if constexpr (checks::is_optional<F>) {
             j[f.name] = value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
           } else {
             j[f.name] = value;
