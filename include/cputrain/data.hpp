@@ -2,6 +2,7 @@
 // processing, EM/F1; the classification metrics run_glue reports; seqeval's NER metrics (run_ner).
 #pragma once
 
+#include "cputrain/data/classification_features.hpp"  // IWYU pragma: export
 #include "cputrain/data/classification_metrics.hpp"  // IWYU pragma: export
 #include "cputrain/data/data_error.hpp"      // IWYU pragma: export
 #include "cputrain/data/python_text.hpp"     // IWYU pragma: export

@@ -2,7 +2,9 @@
 // state, output directories, progress. The command line that fills the options is cputrain/cli.hpp.
 #pragma once
 
+#include "cputrain/train/best_model.hpp"              // IWYU pragma: export
 #include "cputrain/train/checkpoint.hpp"              // IWYU pragma: export
+#include "cputrain/train/classification_task.hpp"     // IWYU pragma: export
 #include "cputrain/train/checkpoint_dirs.hpp"         // IWYU pragma: export
 #include "cputrain/train/checkpoint_integrity.hpp"    // IWYU pragma: export
 #include "cputrain/train/explicit_instantiation.hpp"  // IWYU pragma: export

@@ -33,6 +33,10 @@ F other_value(const F& value) {
     return value + "-other";
   } else if constexpr (std::is_same_v<F, std::optional<int>>) {
     return value ? *value + 1 : 1;
+  } else if constexpr (std::is_same_v<F, std::optional<bool>>) {
+    return !value.value_or(false);
+  } else if constexpr (std::is_same_v<F, std::optional<std::string>>) {
+    return value.value_or("") + "-other";
   } else {
     return value + 1;
   }
@@ -68,6 +72,9 @@ TEST_CASE("training_options: validate checks the loop's values alone, for option
   refused([](auto& o) { o.save_strategy = "sometimes"; }, "save_strategy");
   refused([](auto& o) { o.lr_scheduler_type = "sometimes"; }, "lr_scheduler_type");
   refused([](auto& o) { o.termination_grace_period = -1; }, "termination_grace_period");
+  refused([](auto& o) { o.eval_strategy = "sometimes"; }, "eval_strategy");
+  refused([](auto& o) { o.load_best_model_at_end = true; }, "load_best_model_at_end");
+  refused([](auto& o) { o.early_stopping_patience = 1; }, "early_stopping_patience");
   CHECK_THROWS_WITH([] {
     training_options o;
     o.logging_steps = 0;

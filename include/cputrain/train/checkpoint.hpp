@@ -26,6 +26,7 @@
 #include "cputrain/io/safetensors.hpp"
 #include "cputrain/nn/parameters.hpp"
 #include "cputrain/optim/adamw.hpp"
+#include "cputrain/train/best_model.hpp"
 #include "cputrain/train/checkpoint_dirs.hpp"
 
 namespace cputrain::train {
@@ -83,11 +84,14 @@ inline std::filesystem::path save_checkpoint(const std::filesystem::path& output
   return final_dir;
 }
 
-/// Deletes the oldest complete checkpoints of `output_dir` until at most `limit` remain (limit >= 1).
-inline void rotate_checkpoints(const std::filesystem::path& output_dir, std::size_t limit) {
+/// Deletes the oldest complete checkpoints of `output_dir` until at most `limit` remain (limit >= 1), never `best`
+/// (the best model's checkpoint: best_model.hpp's order).
+inline void rotate_checkpoints(const std::filesystem::path& output_dir, std::size_t limit,
+                               const std::optional<std::filesystem::path>& best = {}) {
   auto all = list_checkpoints(output_dir);
+  const std::size_t doomed_count = checkpoints_to_delete(all, limit, best);
   std::error_code ec;
-  for (std::size_t i = 0; i + limit < all.size(); ++i) {
+  for (std::size_t i = 0; i < doomed_count; ++i) {
     // Renamed first so that a crash halfway through deleting never leaves a partial checkpoint-N behind.
     const auto doomed = output_dir / ("tmp-deleting-" + all[i].filename().string());
     std::filesystem::rename(all[i], doomed, ec);

@@ -112,6 +112,11 @@ inline void recover_checkpoints(const std::filesystem::path& output_dir) {
     if (is_checkpoint_leftover(it->path().filename().string())) fs::remove_all(it->path(), ec);
 }
 
+/// output_dir/checkpoint-<step>.
+inline std::filesystem::path checkpoint_path(const std::filesystem::path& output_dir, std::int64_t step) {
+  return detail::checkpoint_dir(output_dir, "", step);
+}
+
 /// Complete checkpoints of `output_dir` (checkpoint-N directories holding trainer_state.json), by step.
 inline std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& output_dir) {
   std::vector<std::pair<std::int64_t, std::filesystem::path>> found;

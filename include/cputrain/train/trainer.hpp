@@ -61,6 +61,10 @@ struct trainer_callbacks {
   std::function<void(const std::filesystem::path&)> on_save;
   /// Writes vocab.txt etc. into a directory (a checkpoint's).
   std::function<void(const std::filesystem::path&)> save_tokenizer;
+  /// The evaluation eval_strategy asks for during training, as the program evaluates after it: called on every
+  /// rank (it is collective), it returns rank 0's metrics under their eval_ names ("eval_loss", "eval_f1", ...);
+  /// other ranks' return value is not read. The trainer adds "epoch" and "step", logs them and ranks them.
+  std::function<nlohmann::ordered_json()> evaluate;
   /// Once per optimizer step, on every rank, with the step's finished gradients (accumulated and, with several
   /// ranks, averaged) and the step about to be taken (1-based), before clipping and the finiteness check: to
   /// inspect or change them (gradient noise, a custom clip, injecting a fault in a test). Whatever it leaves there
@@ -230,6 +234,8 @@ class trainer {
     /// Work since the last checkpoint, summed over ranks when one is written (a collective all ranks reach).
     double pending_flos = 0.0;
     float grad_norm = 0.0f;
+    /// EarlyStoppingCallback's verdict: training ends after this step.
+    bool stop_early = false;
   };
 
   static const training_options& checked(const training_options& options) {
@@ -334,6 +340,9 @@ class trainer {
     run.state.logging_steps = args_.logging_steps;
     run.state.save_steps = args_.save_steps;
     run.state.train_batch_size = args_.per_device_train_batch_size;
+    run.state.eval_steps = args_.evaluation_interval();
+    if (args_.early_stopping_patience) run.state.early_stopping_patience = *args_.early_stopping_patience;
+    run.state.early_stopping_threshold = args_.early_stopping_threshold;
     run.first_step = run.state.global_step;
     run.bar.emplace(run.totals.max_steps, run.first_step, !args_.disable_tqdm && is_main_process());
     run.started = std::chrono::steady_clock::now();
@@ -447,6 +456,79 @@ class trainer {
       run.bar->print_above(entry.dump());
       if (callbacks_.on_log) callbacks_.on_log(entry);
     }
+  }
+
+  // Every eval_steps (eval_strategy "steps"), or at the end of an epoch (`epoch_end`, eval_strategy "epoch").
+  void evaluate_if_due(run_state& run, bool epoch_end) {
+    const bool due = epoch_end ? args_.eval_strategy == "epoch"
+                               : args_.eval_strategy == "steps" &&
+                                     run.state.global_step % args_.evaluation_interval() == 0;
+    if (due) evaluate_now(run);
+  }
+
+  // The program's evaluation, logged as the Trainer logs it, ranked when a best model is asked for, and counted by
+  // the early-stopping rule. Every rank takes the same decisions from rank 0's metric.
+  void evaluate_now(run_state& run) {
+    if (!callbacks_.evaluate)
+      throw usage_error("--eval_strategy " + args_.eval_strategy + ": " + Task::trainer_name +
+                        " was given no evaluation (trainer_callbacks::evaluate)");
+    nlohmann::ordered_json metrics = callbacks_.evaluate();
+    trainer_state& state = run.state;
+    if (is_main_process()) {
+      metrics["epoch"] = state.epoch;
+      metrics["step"] = state.global_step;
+      state.log_history.push_back(metrics);
+      run.bar->print_above(metrics.dump());
+      if (callbacks_.on_log) callbacks_.on_log(metrics);
+    }
+    if (!args_.load_best_model_at_end && !args_.metric_for_best_model) return;
+    const best_model_rule rule = best_model_rule::of(args_);
+    const double value = ranked_value(rule, metrics);
+    if (state.early_stopping_patience) {
+      state.early_stopping_patience_counter =
+          rule.improves_by(value, state.best_metric, state.early_stopping_threshold)
+              ? 0
+              : state.early_stopping_patience_counter + 1;
+      run.stop_early = state.early_stopping_patience_counter >= *state.early_stopping_patience;
+    }
+    if (rule.improves(value, state.best_metric)) {
+      state.best_metric = value;
+      state.best_global_step = state.global_step;
+    }
+  }
+
+  // Rank 0's value of the ranked metric, on every rank; a metric the evaluation lacks stops every rank.
+  double ranked_value(const best_model_rule& rule, const nlohmann::ordered_json& metrics) {
+    std::int64_t missing = 0;
+    double value = 0.0;
+    std::string why;
+    if (is_main_process()) {
+      try {
+        value = rule.value_in(metrics);
+      } catch (const usage_error& e) {
+        missing = 1;
+        why = e.what();
+      }
+    }
+    if (world() > 1) {
+      missing = comm_.all_reduce_max(missing);
+      value = comm_.all_reduce_sum(value);  // only rank 0 adds a value
+    }
+    if (missing != 0) throw usage_error(why.empty() ? "--metric_for_best_model: not in the evaluation (rank 0 says which)" : why);
+    return value;
+  }
+
+  // --load_best_model_at_end: rank 0 reads the best checkpoint's weights and every rank takes them.
+  void load_best_model(run_state& run) {
+    if (!args_.load_best_model_at_end || !run.state.best_model_checkpoint) return;
+    const std::filesystem::path dir = *run.state.best_model_checkpoint;
+    if (is_main_process()) {
+      io::load_weights(model_, dir / "model.safetensors", io::weight_loading::exact);
+      run.bar->print_above("Loading best model from " + dir.string() + " (score: " +
+                           std::to_string(*run.state.best_metric) + ").");
+    }
+    if (world() > 1) comm_.broadcast(model_.params(), 0);
+    model_.parameters_changed();
   }
 
   // Every save_steps (save_strategy "steps"): a checkpoint. Whether one was written.
@@ -568,8 +650,14 @@ class trainer {
 
   // Rank 0 writes; every rank waits until the checkpoint is in place, so that none runs ahead of a checkpoint
   // that a restart would need.
-  void save(const run_state& run) {
+  void save(run_state& run) {
     const auto started = std::chrono::steady_clock::now();
+    // The best evaluation's checkpoint, once it exists (this one, or an earlier one).
+    if (run.state.best_global_step) {
+      const auto best = checkpoint_path(args_.output_dir, *run.state.best_global_step);
+      if (*run.state.best_global_step == run.state.global_step || std::filesystem::exists(best))
+        run.state.best_model_checkpoint = best.string();
+    }
     if (is_main_process()) save_files(run.state, run.optimizer);
     comm_.barrier();
     last_save_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -590,7 +678,11 @@ class trainer {
       state.write(tmp / checkpoint_state_file);  // last: its presence marks the checkpoint complete
     });
     last_saved_ = dir;
-    if (args_.save_total_limit) rotate_checkpoints(args_.output_dir, static_cast<std::size_t>(*args_.save_total_limit));
+    if (args_.save_total_limit) {
+      std::optional<std::filesystem::path> best;
+      if (state.best_model_checkpoint) best = *state.best_model_checkpoint;
+      rotate_checkpoints(args_.output_dir, static_cast<std::size_t>(*args_.save_total_limit), best);
+    }
     if (callbacks_.on_save) callbacks_.on_save(dir);
   }
 
@@ -635,10 +727,11 @@ train_result trainer<Task, Policy>::train(const features_type& features,
   start_from_rank0_weights();
   attach_reducers(run);
   start_clock(run);
-  for (std::int64_t epoch = run.state.epochs_done; run.state.global_step < run.totals.max_steps; ++epoch) {
+  for (std::int64_t epoch = run.state.epochs_done; run.state.global_step < run.totals.max_steps && !run.stop_early;
+       ++epoch) {
     const auto batches = run.order.epoch_batches(static_cast<std::uint64_t>(epoch));
     std::size_t b = static_cast<std::size_t>(run.state.batches_in_epoch);
-    while (b < batches.size() && run.state.global_step < run.totals.max_steps) {
+    while (b < batches.size() && run.state.global_step < run.totals.max_steps && !run.stop_early) {
       // One optimizer step: the accumulation group starting at batch b; b moves past it.
       double loss = forward_backward(run, features, batches, b, epoch);
       loss = reduce_gradients(run, loss, epoch, b);
@@ -647,15 +740,20 @@ train_result trainer<Task, Policy>::train(const features_type& features,
       update(run);
       record_step(run, loss, epoch, b, batches.size());
       log_if_due(run);
+      evaluate_if_due(run, false);
       const bool saved_now = save_if_due(run);
       check_signal(run, saved_now);
       if (callbacks_.on_step_end) callbacks_.on_step_end(run.state);
     }
-    if (args_.save_strategy == "epoch" && run.state.batches_in_epoch == 0) {
+    // The end of an epoch, or of training within one (max_steps, early stopping), as the Trainer's on_epoch_end.
+    const bool epoch_end = run.state.batches_in_epoch == 0 || run.state.global_step >= run.totals.max_steps;
+    if (epoch_end && !run.stop_early) evaluate_if_due(run, true);
+    if (args_.save_strategy == "epoch" && epoch_end) {
       sync_flos(run);
       save(run);
     }
   }
+  load_best_model(run);
   run.bar->finish();
   sync_flos(run);
   return finish(run, features.size());

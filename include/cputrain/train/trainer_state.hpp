@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +31,15 @@ struct trainer_state {
   std::int64_t train_batch_size = 8;
   double total_flos = 0.0;
   std::vector<nlohmann::ordered_json> log_history;
+  /// The best evaluation so far by the ranked metric (best_model.hpp), its step and its checkpoint once saved.
+  std::optional<double> best_metric;
+  std::optional<std::int64_t> best_global_step;
+  std::optional<std::string> best_model_checkpoint;
+  std::int64_t eval_steps = 500;
+  /// EarlyStoppingCallback's arguments (unset: no early stopping) and its count of evaluations without improvement.
+  std::optional<std::int64_t> early_stopping_patience;
+  double early_stopping_threshold = 0.0;
+  std::int64_t early_stopping_patience_counter = 0;
   // cputrain's, to resume exactly where the run stopped.
   std::int64_t epochs_done = 0;       // whole epochs finished
   std::int64_t batches_in_epoch = 0;  // batches of the current epoch already consumed
@@ -41,10 +51,11 @@ struct trainer_state {
 
   [[nodiscard]] nlohmann::ordered_json to_json() const {
     nlohmann::ordered_json j;
-    j["best_metric"] = nullptr;
-    j["best_model_checkpoint"] = nullptr;
+    j["best_global_step"] = best_global_step ? nlohmann::ordered_json(*best_global_step) : nullptr;
+    j["best_metric"] = best_metric ? nlohmann::ordered_json(*best_metric) : nullptr;
+    j["best_model_checkpoint"] = best_model_checkpoint ? nlohmann::ordered_json(*best_model_checkpoint) : nullptr;
     j["epoch"] = epoch;
-    j["eval_steps"] = 500;
+    j["eval_steps"] = eval_steps;
     j["global_step"] = global_step;
     j["is_hyper_param_search"] = false;
     j["is_local_process_zero"] = true;
@@ -56,6 +67,12 @@ struct trainer_state {
     j["num_train_epochs"] = num_train_epochs;
     j["save_steps"] = save_steps;
     j["stateful_callbacks"] = nlohmann::ordered_json::object();
+    if (early_stopping_patience) {
+      j["stateful_callbacks"]["EarlyStoppingCallback"] = {
+          {"args", {{"early_stopping_patience", *early_stopping_patience},
+                    {"early_stopping_threshold", early_stopping_threshold}}},
+          {"attributes", {{"early_stopping_patience_counter", early_stopping_patience_counter}}}};
+    }
     j["total_flos"] = total_flos;
     j["train_batch_size"] = train_batch_size;
     j["trial_name"] = nullptr;
@@ -85,6 +102,13 @@ struct trainer_state {
       s.save_steps = j.at("save_steps").get<std::int64_t>();
       s.train_batch_size = j.at("train_batch_size").get<std::int64_t>();
       s.total_flos = j.value("total_flos", 0.0);
+      s.eval_steps = j.value("eval_steps", std::int64_t{500});
+      if (const auto it = j.find("best_metric"); it != j.end() && !it->is_null()) s.best_metric = it->get<double>();
+      if (const auto it = j.find("best_global_step"); it != j.end() && !it->is_null())
+        s.best_global_step = it->get<std::int64_t>();
+      if (const auto it = j.find("best_model_checkpoint"); it != j.end() && !it->is_null())
+        s.best_model_checkpoint = it->get<std::string>();
+      read_early_stopping(j, s);
       for (const auto& entry : j.at("log_history")) s.log_history.push_back(entry);
       const auto& mine = j.at("cputrain");
       s.epochs_done = mine.at("epochs_done").get<std::int64_t>();
@@ -101,6 +125,17 @@ struct trainer_state {
     } catch (const nlohmann::json::exception& e) {
       throw io::io_error(file.string() + ": not a cputrain trainer_state.json: " + e.what());
     }
+  }
+
+  /// EarlyStoppingCallback's saved state, where there is one.
+  static void read_early_stopping(const nlohmann::ordered_json& j, trainer_state& s) {
+    const auto callbacks = j.find("stateful_callbacks");
+    if (callbacks == j.end() || !callbacks->contains("EarlyStoppingCallback")) return;
+    const auto& early = callbacks->at("EarlyStoppingCallback");
+    s.early_stopping_patience = early.at("args").at("early_stopping_patience").get<std::int64_t>();
+    s.early_stopping_threshold = early.at("args").at("early_stopping_threshold").get<double>();
+    s.early_stopping_patience_counter =
+        early.at("attributes").at("early_stopping_patience_counter").get<std::int64_t>();
   }
 
   void write(const std::filesystem::path& file) const {
