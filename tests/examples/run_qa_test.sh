@@ -36,6 +36,44 @@ TRAIN=(--train_file "$SAMPLE" --validation_file "$SAMPLE" --version_2_with_negat
        --doc_stride 32 --per_device_train_batch_size 4 --threads 2 --disable_tqdm)
 
 case $CASE in
+  eval-during-training)
+    # --eval_strategy steps with the best model kept: eval entries in the log history, the best checkpoint named in
+    # trainer_state.json, kept by --save_total_limit 1 beside the last, and its weights the ones saved at the end.
+    make_model "$WORK/m" 0.0
+    "$RUN_QA" --config_name "$WORK/m" --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --learning_rate 1e-3 \
+      --max_steps 60 --logging_steps 10 --eval_strategy steps --eval_steps 10 --save_steps 10 --save_total_limit 1 \
+      --load_best_model_at_end --metric_for_best_model f1 --output_dir "$WORK/out" > "$WORK/log" 2>&1 ||
+      fail "run_qa failed: $(tail -5 "$WORK/log")"
+    grep -q "Loading best model from" "$WORK/log" || fail "no 'Loading best model' line: $(tail -5 "$WORK/log")"
+    python3 - "$WORK/out" <<'PY' || fail "the best model is not kept as Hugging Face keeps it"
+import json, os, sys, hashlib
+out = sys.argv[1]
+state = json.load(open(os.path.join(out, "trainer_state.json")))
+evals = [e for e in state["log_history"] if "eval_f1" in e]
+assert [e["step"] for e in evals] == [10, 20, 30, 40, 50, 60], evals
+for e in evals:
+    assert {"eval_exact", "eval_f1", "eval_runtime", "eval_samples_per_second", "epoch"} <= set(e), e
+best = max(evals, key=lambda e: (e["eval_f1"], -e["step"]))  # the first of equal scores stays best
+assert state["best_metric"] == best["eval_f1"], (state["best_metric"], best)
+assert state["best_model_checkpoint"] == os.path.join(out, "checkpoint-%d" % best["step"]), state
+kept = sorted(d for d in os.listdir(out) if d.startswith("checkpoint-"))
+want = sorted({"checkpoint-%d" % best["step"], "checkpoint-60"})
+assert kept == want, (kept, want)
+digest = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+# The final model is the best checkpoint's weights (saved again by save_pretrained in the same layout).
+import struct
+def tensors(path):
+    data = open(path, "rb").read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n]); header.pop("__metadata__", None)
+    return {k: data[8 + n + v["data_offsets"][0]: 8 + n + v["data_offsets"][1]] for k, v in header.items()}
+assert tensors(os.path.join(out, "model.safetensors")) == tensors(os.path.join(state["best_model_checkpoint"], "model.safetensors"))
+PY
+    # A metric the evaluation does not report is refused at the first evaluation, naming those it has.
+    expect_exit 2 'no number "eval_accuracy"; it reports eval_HasAns_exact, eval_HasAns_f1' -- "$RUN_QA" --config_name "$WORK/m" \
+      --tokenizer_name "$WORK/m" "${TRAIN[@]}" --do_train --max_steps 4 --eval_strategy steps --eval_steps 2 \
+      --save_steps 2 --load_best_model_at_end --metric_for_best_model accuracy --output_dir "$WORK/out2"
+    ;;
   memorize)
     # Hugging Face's own run_qa test file, learnt by heart by a new tiny model: F1 >= 90 on the same file.
     make_model "$WORK/m" 0.0
