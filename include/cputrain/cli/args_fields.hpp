@@ -63,6 +63,10 @@ inline constexpr args_field args_fields[] = {
     {"validation_file", args_group::data, &training_args::validation_file,
      "Data file to evaluate on (--do_eval), as --train_file"},
     {"test_file", args_group::data, &training_args::test_file, "Data file to predict on (--do_predict), as --train_file"},
+    {"validation_mismatched_file", args_group::data, &training_args::validation_mismatched_file,
+     "With --task_name mnli: the mismatched validation file, evaluated after --validation_file (cputrain's own; "
+     "run_glue.py takes both splits from the Hub)",
+     glue_only},
     {"text_column_names", args_group::data, &training_args::text_column_names,
      "The text columns, comma-separated, joined into one text (run_classification's); default: run_glue's choice",
      glue_only},

@@ -66,6 +66,8 @@ struct training_args : train::training_options {
   int max_answer_length = 30;
   /// run_glue: a GLUE task (cola, sst2, mrpc, qqp, stsb, mnli, qnli, rte, wnli): its columns and metric.
   std::optional<std::string> task_name;
+  /// run_glue --task_name mnli: MNLI's mismatched validation file, evaluated after the matched one (eval_*_mm).
+  std::optional<std::string> validation_mismatched_file;
   /// run_glue (run_classification's): the text columns, comma-separated, joined by text_column_delimiter.
   std::optional<std::string> text_column_names;
   std::string text_column_delimiter = " ";

@@ -133,6 +133,12 @@ inline void validate_files(const training_args& args) {
   if (args.train_file) check_path("train_file", *args.train_file, path_kind::file);
   if (args.validation_file) check_path("validation_file", *args.validation_file, path_kind::file);
   if (args.test_file) check_path("test_file", *args.test_file, path_kind::file);
+  if (args.validation_mismatched_file) {
+    check_path("validation_mismatched_file", *args.validation_mismatched_file, path_kind::file);
+    if (args.task_name != "mnli")
+      train::checks::bad_flag_value("validation_mismatched_file", *args.validation_mismatched_file,
+                                    "is MNLI's second validation split: it needs --task_name mnli");
+  }
   if (args.resume_from_checkpoint) {
     check_path("resume_from_checkpoint", *args.resume_from_checkpoint, path_kind::directory);
   }
