@@ -155,8 +155,13 @@ namespace detail {
 /// the position of its text among the names; data_error naming the row otherwise.
 [[nodiscard]] inline std::int64_t label_id(const dataset_table& table, std::size_t r, const std::string& column,
                                            const nlohmann::json& cell, const label_scheme& labels, bool integers_are_ids) {
-  if (integers_are_ids && cell.is_number_integer()) {
-    const auto id = cell.get<std::int64_t>();
+  // A CSV column mixing ids and names is text to pandas: "0" is then still GLUE's id 0.
+  const bool id_text = cell.is_string() && !cell.get_ref<const std::string&>().empty() &&
+                       cell.get_ref<const std::string&>().size() < 10 &&
+                       std::all_of(cell.get_ref<const std::string&>().begin(), cell.get_ref<const std::string&>().end(),
+                                   [](char c) { return c >= '0' && c <= '9'; });
+  if (integers_are_ids && (cell.is_number_integer() || id_text)) {
+    const auto id = id_text ? std::stoll(cell.get<std::string>()) : cell.get<std::int64_t>();
     if (id >= 0 && id < static_cast<std::int64_t>(labels.names.size())) return id;
   } else {
     const std::string text = label_text(cell);
