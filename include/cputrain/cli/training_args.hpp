@@ -53,7 +53,7 @@ struct training_args : train::training_options {
   std::optional<std::string> validation_file;
   /// For --do_predict.
   std::optional<std::string> test_file;
-  /// run_qa's 384; run_glue's 128 (defaults_for).
+  /// run_qa's 384; run_glue's 128; run_ner's and run_mlm's 0: the model's positions (their scripts' None).
   int max_seq_length = 384;
   /// Tokens shared by consecutive windows of a long context.
   int doc_stride = 128;
@@ -79,6 +79,12 @@ struct training_args : train::training_options {
   bool label_all_tokens = false;
   /// run_ner: per entity type metrics too.
   bool return_entity_level_metrics = false;
+  /// run_mlm: each non-empty line one sequence, instead of texts concatenated and cut into blocks.
+  bool line_by_line = false;
+  /// run_mlm: the share of tokens masked (of them 80% [MASK], 10% a random token, 10% unchanged).
+  double mlm_probability = 0.15;
+  /// run_mlm without --validation_file: the first N percent of the training texts evaluate instead of training.
+  int validation_split_percentage = 5;
   /// Accepted, changes nothing: cputrain keeps no dataset cache.
   bool overwrite_cache = false;
   /// Accepted, changes nothing: features use the process's threads.
@@ -116,6 +122,10 @@ struct training_args : train::training_options {
   training_args args;
   args.which = p;
   if (p == program::glue) args.max_seq_length = 128;
+  if (p == program::ner || p == program::mlm) {
+    args.max_seq_length = 0;
+    args.pad_to_max_length = false;  // DataCollatorForTokenClassification / ForLanguageModeling pad per batch
+  }
   return args;
 }
 

@@ -61,8 +61,9 @@ inline void validate_task(const training_args& args) {
 inline void validate_data(const training_args& args) {
   using train::checks::bad_flag_value;
   using train::checks::check_at_least;
-  if (args.max_seq_length < 8 || args.max_seq_length > 4096) {
-    bad_flag_value("max_seq_length", std::to_string(args.max_seq_length), "must lie in [8, 4096]");
+  const bool model_length = args.max_seq_length == 0 && (args.which == program::ner || args.which == program::mlm);
+  if (!model_length && (args.max_seq_length < 8 || args.max_seq_length > 4096)) {
+    bad_flag_value("max_seq_length", std::to_string(args.max_seq_length), std::string("must lie in [8, 4096]") + (args.which == program::ner || args.which == program::mlm ? " (or 0: the model's positions)" : ""));
   }
   check_at_least("doc_stride", args.doc_stride, 0);
   if (args.which == program::qa && args.doc_stride >= args.max_seq_length) {
@@ -80,6 +81,10 @@ inline void validate_data(const training_args& args) {
   check_at_least("n_best_size", args.n_best_size, 1);
   check_at_least("max_answer_length", args.max_answer_length, 1);
   check_at_least("preprocessing_num_workers", args.preprocessing_num_workers, 1);
+  if (!(args.mlm_probability > 0 && args.mlm_probability < 1))
+    bad_flag_value("mlm_probability", train::checks::number_text(args.mlm_probability), "must lie in (0, 1)");
+  if (args.validation_split_percentage < 0 || args.validation_split_percentage > 99)
+    bad_flag_value("validation_split_percentage", std::to_string(args.validation_split_percentage), "must lie in [0, 99]");
   if (args.task_name) {
     train::checks::check_one_of("task_name", *args.task_name,
                                 {"cola", "sst2", "mrpc", "qqp", "stsb", "mnli", "qnli", "rte", "wnli"},

@@ -29,7 +29,7 @@ struct classification_task {
 
   [[nodiscard]] static nn::sequence_classification_batch batch(const features_type& features,
                                                                std::span<const std::size_t> indices,
-                                                               bool pad_to_max_length) {
+                                                               bool pad_to_max_length, std::uint64_t /*key*/ = 0) {
     return features.batch(indices, pad_to_max_length);
   }
   static void drop_labels(nn::sequence_classification_batch& batch) {

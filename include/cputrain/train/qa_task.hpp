@@ -30,7 +30,7 @@ struct qa_task {
   static constexpr const char* labels_name = "answer positions";
 
   [[nodiscard]] static nn::qa_batch batch(const features_type& features, std::span<const std::size_t> indices,
-                                          bool pad_to_max_length) {
+                                          bool pad_to_max_length, std::uint64_t /*key*/ = 0) {
     return features.batch(indices, pad_to_max_length ? data::qa_padding::max_length : data::qa_padding::longest);
   }
   static void drop_labels(nn::qa_batch& batch) {

@@ -197,6 +197,10 @@ class trainer {
   /// of the features and rank 0 gets all the rows, in feature order; the other ranks get none.
   predictions_type predict(const features_type& features) { return Task::predictions(predict_logits(features)); }
 
+  /// The loss over `features` (made with labels) as the Trainer's eval_loss: each evaluation batch's loss weighted
+  /// by its sequences, without dropout or backward. Collective: the ranks share the features; all get the mean.
+  double evaluation_loss(const features_type& features);
+
   /// predict()'s logits as the head computes them: per feature, Head::logits_per_sequence of the features' longest
   /// sequence, -100 past each batch's own length.
   logit_rows predict_logits(const features_type& features);
@@ -362,7 +366,8 @@ class trainer {
     model_.zero_grad();
     double step_loss = 0.0;
     for (std::size_t micro = 0; micro < group; ++micro, ++b) {
-      const auto batch = Task::batch(features, batches[b], args_.pad_to_max_length);
+      // The batch's key comes from its place in the data order, so a resumed run draws the same (masked-LM) batch.
+      const auto batch = Task::batch(features, batches[b], args_.pad_to_max_length, batch_key(epoch, b));
       if (run.word_reducer) run.word_reducer->mark(batch.input_ids);
       nn::forward_options fo;
       fo.training = true;
@@ -634,6 +639,14 @@ class trainer {
     throw training_interrupted(what, signal);
   }
 
+  // Training batch b of `epoch`; evaluation batches starting at feature `first` (the same at every evaluation).
+  [[nodiscard]] static std::uint64_t batch_key(std::int64_t epoch, std::size_t b) noexcept {
+    return (static_cast<std::uint64_t>(epoch) << 32) + b;
+  }
+  [[nodiscard]] static std::uint64_t evaluation_key(std::size_t first) noexcept {
+    return (std::uint64_t{1} << 63) + first;
+  }
+
   [[nodiscard]] std::size_t world() const noexcept { return static_cast<std::size_t>(comm_.size()); }
   [[nodiscard]] std::size_t rank() const noexcept { return static_cast<std::size_t>(comm_.rank()); }
 
@@ -760,6 +773,26 @@ train_result trainer<Task, Policy>::train(const features_type& features,
 }
 
 template <class Task, class Policy>
+double trainer<Task, Policy>::evaluation_loss(const features_type& features) {
+  const std::size_t first_feature = rank() * features.size() / world();
+  const std::size_t end_feature = (rank() + 1) * features.size() / world();
+  const auto batch_size = static_cast<std::size_t>(args_.per_device_eval_batch_size);
+  double weighted = 0.0;
+  std::vector<std::size_t> indices;
+  for (std::size_t first = first_feature; first < end_feature; first += batch_size) {
+    indices.clear();
+    for (std::size_t i = first; i < std::min(end_feature, first + batch_size); ++i) indices.push_back(i);
+    const auto batch = Task::batch(features, indices, args_.pad_to_max_length, evaluation_key(first));
+    nn::forward_options fo;
+    fo.training = false;
+    const float loss = model_.forward(batch, fo);
+    if (std::isfinite(loss)) weighted += static_cast<double>(loss) * static_cast<double>(indices.size());
+  }
+  if (world() > 1) weighted = comm_.all_reduce_sum(weighted);
+  return features.size() > 0 ? weighted / static_cast<double>(features.size()) : 0.0;
+}
+
+template <class Task, class Policy>
 logit_rows trainer<Task, Policy>::predict_logits(const features_type& features) {
   using head = typename Task::head_type;
   const std::size_t first_feature = rank() * features.size() / world();
@@ -772,7 +805,7 @@ logit_rows trainer<Task, Policy>::predict_logits(const features_type& features) 
   for (std::size_t first = first_feature; first < end_feature; first += batch_size) {
     indices.clear();
     for (std::size_t i = first; i < std::min(end_feature, first + batch_size); ++i) indices.push_back(i);
-    auto batch = Task::batch(features, indices, args_.pad_to_max_length);
+    auto batch = Task::batch(features, indices, args_.pad_to_max_length, evaluation_key(first));
     Task::drop_labels(batch);  // evaluation computes no loss
     nn::forward_options fo;
     fo.training = false;
