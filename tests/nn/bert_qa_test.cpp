@@ -207,6 +207,36 @@ TEST_CASE("bf16 mixed precision stays within 1e-2 of fp32 and keeps half the act
   CHECK(relative_error(mixed.grads(), full.grads()) < 5e-2);
 }
 
+TEST_CASE("a forward that keeps no activations gives the same logits from one layer's buffers and refuses backward") {
+  const fixture f;
+  REQUIRE(f.config.num_hidden_layers >= 2);  // one layer's buffers must serve several
+  fp32_model kept(f.config, 1), evaluating(f.config, 1);
+  f.load(kept, "param/");
+  f.load(evaluating, "param/");
+  ct::nn::forward_options train_off;
+  train_off.training = false;
+  ct::nn::forward_options no_keep = train_off;
+  no_keep.keep_activations = false;
+  const float loss_kept = kept.forward(f.batch, train_off);
+  const float loss_evaluating = evaluating.forward(f.batch, no_keep);
+  CHECK(loss_evaluating == loss_kept);
+  CHECK(std::vector<float>(evaluating.logits().begin(), evaluating.logits().end()) ==
+        std::vector<float>(kept.logits().begin(), kept.logits().end()));
+  // The layers' kept activations shrink to one layer's (the embeddings' stay): L layers keep L - 1 layers more.
+  const auto layers = static_cast<std::size_t>(f.config.num_hidden_layers);
+  const std::size_t one_layer = (kept.activation_bytes() - evaluating.activation_bytes()) / (layers - 1);
+  CHECK(one_layer > 0);
+  CHECK(evaluating.activation_bytes() + (layers - 1) * one_layer == kept.activation_bytes());
+  CHECK(evaluating.activation_bytes() > one_layer);
+  CHECK_THROWS_WITH(evaluating.backward(), Catch::Contains("kept no activations"));
+  // Training again lays every layer out anew: its gradients are those of a model that always kept them.
+  CHECK(evaluating.forward(f.batch, train_off) == loss_kept);
+  kept.backward();
+  evaluating.backward();
+  CHECK(std::vector<float>(evaluating.grads().begin(), evaluating.grads().end()) ==
+        std::vector<float>(kept.grads().begin(), kept.grads().end()));
+}
+
 TEST_CASE("training mode draws dropout masks from (seed, step): same inputs give the same loss, a new step new masks") {
   const fixture f;
   auto config = f.config;

@@ -28,6 +28,9 @@ struct forward_options {
   bool training = true;     // dropout on (with the config's probabilities) and the loss's gradient prepared
   std::uint64_t seed = 42;  // dropout's seed
   std::uint64_t step = 0;   // dropout's stream: every step draws fresh masks, the same ones when replayed
+  /// false: evaluation that will not call backward; every layer then reuses one layer's activation buffers, so a
+  /// forward keeps 1/layers of the activations training keeps.
+  bool keep_activations = true;
 };
 
 /// Called during backward with an offset: a model's grads()[offset, end) are final for this backward — the

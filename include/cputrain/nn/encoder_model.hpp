@@ -102,8 +102,9 @@ class encoder_model {
     return options_.step * (encoder_.dropout_sites() + head_.dropout_sites());
   }
 
-  /// Sizes and carves the workspace for batch x seq; the buffers only grow, so steady training allocates nothing.
-  void prepare_workspace(std::size_t batch, std::size_t seq);
+  /// Sizes and carves the workspace for batch x seq (every layer's activations kept, or one layer's shared by all);
+  /// the buffers only grow, so steady training allocates nothing.
+  void prepare_workspace(std::size_t batch, std::size_t seq, bool keep_activations);
 
   bert_config config_;
   parameter_table table_;
@@ -118,6 +119,7 @@ class encoder_model {
   buffer<float> floats_;
   workspace_size shaped_;
   std::size_t shaped_batch_ = 0, shaped_seq_ = 0;
+  bool shaped_keeping_ = true;
   encoder_workspace<A> encoder_ws_;
   typename Head::template workspace<A> head_ws_;
   const batch_type* batch_ = nullptr;
@@ -144,7 +146,7 @@ template <class Head, class Precision, class Alloc>
 float encoder_model<Head, Precision, Alloc>::forward(const batch_type& batch, const forward_options& options) {
   batch.validate(static_cast<std::size_t>(config_.vocab_size), static_cast<std::size_t>(config_.type_vocab_size),
                  static_cast<std::size_t>(config_.max_sequence_length()));
-  prepare_workspace(batch.batch, batch.seq);
+  prepare_workspace(batch.batch, batch.seq, options.keep_activations);
   batch_ = &batch;
   logit_count_ = head_.logit_count(batch);
   options_ = options;
@@ -158,6 +160,10 @@ void encoder_model<Head, Precision, Alloc>::backward(float loss_scale, const gra
   if (batch_ == nullptr || !batch_->has_labels()) {
     throw usage_error(std::string(Head::model_name) + "::backward: no forward pass with labels to differentiate");
   }
+  if (!options_.keep_activations) {
+    throw usage_error(std::string(Head::model_name) +
+                      "::backward: the last forward kept no activations (forward_options::keep_activations false)");
+  }
   head_.backward(gemm_weights(), params_.data(), grads_.data(), *batch_, loss_scale, options_,
                  first_stream() + encoder_.dropout_sites(), head_ws_, encoder_ws_.dhidden);
   if (ready) ready(head_begin_);
@@ -166,12 +172,14 @@ void encoder_model<Head, Precision, Alloc>::backward(float loss_scale, const gra
 }
 
 template <class Head, class Precision, class Alloc>
-void encoder_model<Head, Precision, Alloc>::prepare_workspace(std::size_t batch, std::size_t seq) {
-  if (batch == shaped_batch_ && seq == shaped_seq_) return;
+void encoder_model<Head, Precision, Alloc>::prepare_workspace(std::size_t batch, std::size_t seq,
+                                                              bool keep_activations) {
+  if (batch == shaped_batch_ && seq == shaped_seq_ && keep_activations == shaped_keeping_) return;
   const activation_shape shape{batch, seq, "batch", "seq"};
-  const workspace_size size = workspace_elements<Head>(config_, shape);
+  const std::size_t laid_layers = keep_activations ? encoder_.layers.size() : 1;
+  const workspace_size size = workspace_elements<Head>(config_, shape, laid_layers);
   if (kept_.size() < size.kept || floats_.size() < size.kept_floats + size.scratch) {
-    require_memory(activation_memory<Head>(config_, sizeof(A), shape), read_memory_allowance(),
+    require_memory(activation_memory<Head>(config_, sizeof(A), shape, laid_layers), read_memory_allowance(),
                    std::string(Head::model_name) + "::forward");
     if (kept_.size() < size.kept) kept_.resize(size.kept);
     if (floats_.size() < size.kept_floats + size.scratch) floats_.resize(size.kept_floats + size.scratch);
@@ -179,8 +187,11 @@ void encoder_model<Head, Precision, Alloc>::prepare_workspace(std::size_t batch,
   shaped_ = size;
   shaped_batch_ = batch;
   shaped_seq_ = seq;
+  shaped_keeping_ = keep_activations;
   workspace_carver<A> carver(kept_.data(), floats_.data(), size);
-  encoder_ws_ = encoder_workspace<A>::lay_out(carver, config_, batch, seq, encoder_.layers.size());
+  encoder_ws_ = encoder_workspace<A>::lay_out(carver, config_, batch, seq, laid_layers);
+  // Without backward, layer l's activations are dead once layer l + 1 starts: every layer writes the same ones.
+  encoder_ws_.layers.resize(encoder_.layers.size(), encoder_ws_.layers.front());
   head_ws_ = Head::template workspace<A>::lay_out(carver, config_, batch, seq);
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -89,10 +90,12 @@ inline std::string tokens_text(const activation_shape& shape) {
 }
 }  // namespace detail
 
-/// The elements encoder_model<Head>'s workspace takes for `shape` (all layers), counted from the one description
-/// the model carves its buffers with. usage_error naming the settings when they do not fit in 64 bits.
+/// The elements encoder_model<Head>'s workspace takes for `shape` (every layer's activations, or `laid_layers`
+/// layers' for a forward that keeps none for backward), counted from the one description the model carves its
+/// buffers with. usage_error naming the settings when they do not fit in 64 bits.
 template <class Head = qa_head>
-[[nodiscard]] workspace_size workspace_elements(const bert_config& c, const activation_shape& shape) {
+[[nodiscard]] workspace_size workspace_elements(const bert_config& c, const activation_shape& shape,
+                                                std::optional<std::size_t> laid_layers = std::nullopt) {
   const std::string what = detail::tokens_text(shape) + " x num_hidden_layers " +
                            std::to_string(c.num_hidden_layers) + " (with num_attention_heads " +
                            std::to_string(c.num_attention_heads) + " x seq^2 attention probabilities): the activations";
@@ -104,7 +107,7 @@ template <class Head = qa_head>
   (void)layer_activations<float>::lay_out(layer, shape.batch, shape.seq, static_cast<std::uint64_t>(c.hidden_size),
                                           static_cast<std::uint64_t>(c.intermediate_size),
                                           static_cast<std::uint64_t>(c.num_attention_heads));
-  all.add_copies(layer, static_cast<std::uint64_t>(c.num_hidden_layers));
+  all.add_copies(layer, laid_layers ? static_cast<std::uint64_t>(*laid_layers) : static_cast<std::uint64_t>(c.num_hidden_layers));
   (void)Head::template workspace<float>::lay_out(all, c, shape.batch, shape.seq);
   return all.size();
 }
@@ -115,8 +118,9 @@ template <class Head = qa_head>
 /// settings and config fields that size it.
 template <class Head = qa_head>
 [[nodiscard]] memory_bill activation_memory(const bert_config& c, std::size_t activation_bytes,
-                                            const activation_shape& shape) {
-  const workspace_size size = workspace_elements<Head>(c, shape);
+                                            const activation_shape& shape,
+                                            std::optional<std::size_t> laid_layers = std::nullopt) {
+  const workspace_size size = workspace_elements<Head>(c, shape, laid_layers);
   workspace_tally<float> head(detail::tokens_text(shape) + ": the head's workspace");
   (void)Head::template workspace<float>::lay_out(head, c, shape.batch, shape.seq);
   const std::string cause = detail::tokens_text(shape) + " x num_hidden_layers " + std::to_string(c.num_hidden_layers);

@@ -785,6 +785,7 @@ double trainer<Task, Policy>::evaluation_loss(const features_type& features) {
     const auto batch = Task::batch(features, indices, args_.pad_to_max_length, evaluation_key(first));
     nn::forward_options fo;
     fo.training = false;
+    fo.keep_activations = false;  // no backward follows: one layer's activation buffers serve every layer
     const float loss = model_.forward(batch, fo);
     if (std::isfinite(loss)) weighted += static_cast<double>(loss) * static_cast<double>(indices.size());
   }
@@ -809,6 +810,7 @@ logit_rows trainer<Task, Policy>::predict_logits(const features_type& features) 
     Task::drop_labels(batch);  // evaluation computes no loss
     nn::forward_options fo;
     fo.training = false;
+    fo.keep_activations = false;  // no backward follows: one layer's activation buffers serve every layer
     model_.forward(batch, fo);
     const std::span<const float> logits = model_.logits();
     const std::size_t row = head::logits_per_sequence(model_.config(), batch.seq);
