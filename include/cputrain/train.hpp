@@ -17,6 +17,7 @@
 #include "cputrain/train/qa_trainer.hpp"              // IWYU pragma: export
 #include "cputrain/train/sampler.hpp"                 // IWYU pragma: export
 #include "cputrain/train/termination.hpp"             // IWYU pragma: export
+#include "cputrain/train/token_classification_task.hpp"  // IWYU pragma: export
 #include "cputrain/train/trainer.hpp"                 // IWYU pragma: export
 #include "cputrain/train/trainer_state.hpp"           // IWYU pragma: export
 #include "cputrain/train/training_memory.hpp"         // IWYU pragma: export
