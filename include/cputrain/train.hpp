@@ -8,6 +8,7 @@
 #include "cputrain/train/checkpoint_dirs.hpp"         // IWYU pragma: export
 #include "cputrain/train/checkpoint_integrity.hpp"    // IWYU pragma: export
 #include "cputrain/train/explicit_instantiation.hpp"  // IWYU pragma: export
+#include "cputrain/train/masked_lm_task.hpp"           // IWYU pragma: export
 #include "cputrain/train/metrics_files.hpp"           // IWYU pragma: export
 #include "cputrain/train/model_files.hpp"             // IWYU pragma: export
 #include "cputrain/train/option_checks.hpp"           // IWYU pragma: export

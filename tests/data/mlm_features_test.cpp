@@ -210,6 +210,26 @@ TEST_CASE("a masked batch is the same for the same seed and key and differs for 
                r.labels.begin() + static_cast<std::ptrdiff_t>(r.seq + n)));
 }
 
+TEST_CASE("masked LM features keep the masking they were made with, which a batch without one draws") {
+  std::vector<std::string> texts;
+  for (int t = 0; t < 20; ++t) texts.push_back(std::string("a b c d e f g h i j").substr(0, 1 + (t % 10) * 2));
+  mlm_feature_options o;
+  o.max_seq_length = 6;
+  o.line_by_line = true;
+  o.masking = masking(0.5, 0.6, 0.2, 7);
+  const auto f = make_mlm_features(texts, letters(), o);
+  CHECK(f.masking().mlm_probability == 0.5);
+  CHECK(f.masking().seed == 7);
+  const auto order = all(f);
+  const auto own = f.batch(order, mlm_padding::longest, 5);
+  const auto given = f.batch(order, mlm_padding::longest, o.masking, 5);
+  CHECK(own.input_ids == given.input_ids);
+  CHECK(own.labels == given.labels);
+  CHECK(own.labels != f.batch(order, mlm_padding::longest, mlm_masking{}, 5).labels);
+  o.masking.mlm_probability = 1.5;
+  CHECK_THROWS_MATCHES(make_mlm_features(texts, letters(), o), usage_error, says("mlm_probability (1.5"));
+}
+
 TEST_CASE("mask_sequence masks one sequence in place and checks its spans") {
   ids in{2, 5, 6, 7, 3};
   const bytes special{1, 0, 0, 0, 1};

@@ -121,7 +121,9 @@ inline const char* data_file_kind(program p) {
 inline void validate_files(const training_args& args) {
   const std::string kind = data_file_kind(args.which);
   if (args.do_train && !args.train_file) throw usage_error("--do_train needs --train_file (" + kind + ")");
-  if (args.do_eval && !args.validation_file) {
+  // run_mlm evaluates on the first --validation_split_percentage of --train_file when it has no validation file.
+  const bool split_from_train = args.which == program::mlm && args.train_file;
+  if (args.do_eval && !args.validation_file && !split_from_train) {
     throw usage_error(std::string(args.eval_strategy == "no" ? "--do_eval" : "--eval_strategy " + args.eval_strategy) +
                       " needs --validation_file (" + kind + ")");
   }

@@ -4,6 +4,7 @@
 // DataCollatorForLanguageModeling's masking per batch (mlm_probability of the non-special tokens chosen: 80%
 // [MASK], 10% a random id, 10% kept). The draws come from a counter-based hash of (seed, key, feature, position),
 // not from a generator's state, so a batch is the same whatever the thread count, and a resumed run repeats it.
+// The features carry their masking settings (mlm_feature_options::masking): a trainer's batch has only them to go by.
 #pragma once
 
 #include <algorithm>
@@ -30,14 +31,6 @@
 
 namespace cputrain::data {
 
-struct mlm_feature_options {
-  std::size_t max_seq_length = 512;  // run_mlm: min(--max_seq_length, model_max_length); 1024 at most when unset
-  bool line_by_line = false;
-  /// group_texts runs per map() batch of this many texts (datasets' default 1000), each dropping its own
-  /// remainder; 0: all texts as one group.
-  std::size_t texts_per_group = 1000;
-};
-
 /// DataCollatorForLanguageModeling's masking. Of the chosen tokens, mask_replace_prob become the mask token,
 /// random_replace_prob a random id, the rest stay (its defaults: 0.8 and 0.1).
 struct mlm_masking {
@@ -45,6 +38,16 @@ struct mlm_masking {
   double mask_replace_prob = 0.8;
   double random_replace_prob = 0.1;
   std::uint64_t seed = 42;
+};
+
+struct mlm_feature_options {
+  std::size_t max_seq_length = 512;  // run_mlm: min(--max_seq_length, model_max_length); 1024 at most when unset
+  bool line_by_line = false;
+  /// group_texts runs per map() batch of this many texts (datasets' default 1000), each dropping its own
+  /// remainder; 0: all texts as one group.
+  std::size_t texts_per_group = 1000;
+  /// What every batch of the features draws (mlm_features::batch without a masking); checked by make_mlm_features.
+  mlm_masking masking;
 };
 
 /// How a batch is padded: pad_to_max_length, or to its longest feature. Blocks of group_texts all have
@@ -132,6 +135,8 @@ class mlm_features {
   [[nodiscard]] std::int32_t mask_id() const noexcept { return mask_id_; }
   /// One past the largest id a random replacement may take (len(tokenizer)).
   [[nodiscard]] std::size_t id_count() const noexcept { return id_count_; }
+  /// The masking the features were made with (mlm_feature_options::masking).
+  [[nodiscard]] const mlm_masking& masking() const noexcept { return masking_; }
   [[nodiscard]] std::uint32_t length(std::size_t i) const {
     check_index(i);
     return static_cast<std::uint32_t>(starts_[i + 1] - starts_[i]);
@@ -154,6 +159,11 @@ class mlm_features {
   /// index in evaluation) and its feature's index.
   [[nodiscard]] nn::token_classification_batch batch(std::span<const std::size_t> indices, mlm_padding padding,
                                           const mlm_masking& masking, std::uint64_t key) const;
+  /// The same with the features' own masking: what a trainer's task calls, which has only the features.
+  [[nodiscard]] nn::token_classification_batch batch(std::span<const std::size_t> indices, mlm_padding padding,
+                                                     std::uint64_t key) const {
+    return batch(indices, padding, masking_, key);
+  }
 
   /// Keeps the first `n` features (run_mlm's --max_train_samples selects blocks or lines after grouping).
   void truncate(std::size_t n) {
@@ -194,6 +204,7 @@ class mlm_features {
   std::int32_t mask_id_ = 0;
   std::size_t id_count_ = 0;
   bool line_by_line_ = false;
+  mlm_masking masking_;
 };
 
 inline nn::token_classification_batch mlm_features::batch(std::span<const std::size_t> indices, mlm_padding padding,
@@ -228,9 +239,10 @@ inline nn::token_classification_batch mlm_features::batch(std::span<const std::s
 
 /// Features of `texts` (a dataset's rows, in order; group_texts keeps empty ones, which still bring their
 /// special tokens), tokenized in parallel. Throws usage_error for a tokenizer without a mask token (as
-/// DataCollatorForLanguageModeling does) or a max_seq_length without room for a token (line_by_line: besides the
-/// special tokens); text_error when line_by_line has no padding token; data_error naming a text that cannot be
-/// tokenized (invalid UTF-8). With fewer tokens than max_seq_length in a group, group_texts makes no feature.
+/// DataCollatorForLanguageModeling does), a max_seq_length without room for a token (line_by_line: besides the
+/// special tokens) or a masking probability outside [0, 1]; text_error when line_by_line has no padding token;
+/// data_error naming a text that cannot be tokenized (invalid UTF-8). With fewer tokens than max_seq_length in a
+/// group, group_texts makes no feature.
 CPUTRAIN_DECL mlm_features make_mlm_features(std::span<const std::string> texts, const text::tokenizer& tokenizer,
                                              const mlm_feature_options& options);
 
@@ -246,6 +258,7 @@ CPUTRAIN_DECL mlm_features make_mlm_features(std::span<const std::string> texts,
 
 CPUTRAIN_DECL mlm_features make_mlm_features(std::span<const std::string> texts, const text::tokenizer& tokenizer,
                                              const mlm_feature_options& options) {
+  detail::check_masking(options.masking);
   const text::special_tokens& specials = tokenizer.specials();
   if (!specials.mask)
     throw usage_error("masked language modeling needs a mask token; this " + std::string(tokenizer.family()) +
@@ -259,6 +272,7 @@ CPUTRAIN_DECL mlm_features make_mlm_features(std::span<const std::string> texts,
   result.line_by_line_ = options.line_by_line;
   result.mask_id_ = *specials.mask;
   result.id_count_ = tokenizer.id_count();
+  result.masking_ = options.masking;
   if (options.line_by_line) result.pad_id_ = specials.pad_id("masked LM batches (line_by_line)");
   else result.pad_id_ = specials.pad.value_or(0);
   const text::truncation_options truncation{options.max_seq_length, text::truncation_strategy::longest_first,
