@@ -21,6 +21,7 @@
 #include "cputrain/io/io_error.hpp"
 #include "cputrain/nn/bert_config.hpp"
 #include "demo/demo_names.hpp"
+#include "demo/demo_task_words.hpp"
 #include "demo/demo_words.hpp"
 
 namespace cputrain::demo {
@@ -57,7 +58,8 @@ class demo_token_list {
   std::set<std::string> seen_;
 };
 
-/// Every word of the sentences, products, kin, company kinds and questions.
+/// Every word of the sentences, products, kin, company kinds and questions, then of the GLUE and NER wordings (no
+/// word of theirs is new so far: they leave vocab.txt as the QA demo had it).
 inline void demo_add_wording_words(demo_token_list& tokens) {
   const std::span<const std::string_view> wordings[] = {
       demo_birth_sentences,     demo_death_sentences,     demo_sibling_sentences,
@@ -69,7 +71,10 @@ inline void demo_add_wording_words(demo_token_list& tokens) {
       demo_q_founder_who,       demo_q_company_which,     demo_q_founded_when,
       demo_q_made_what,         demo_q_moved_where,       demo_q_moved_when,
       demo_q_employees,         demo_q_river_length,      demo_q_river_town,
-      demo_q_river_which,       demo_q_population};
+      demo_q_river_which,       demo_q_population,
+      demo_glue_birth,          demo_glue_death,          demo_glue_move,
+      demo_glue_sibling,        demo_glue_founding,       demo_glue_employees,
+      demo_glue_river,          demo_glue_population,     demo_ner_sentences};
   for (const auto list : wordings) {
     for (const std::string_view text : list) tokens.add_words(text);
   }
