@@ -13,8 +13,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <new>
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -67,6 +69,63 @@ void load_pretrained(Model& model, const train::model_files& files) {
   }
   const auto report = io::load_weights(model, *files.weights, io::weight_loading::pretrained);
   for (const auto& line : train::weight_load_messages(report, *files.weights)) say(line);
+}
+
+/// A data file as a table (run_glue's, run_ner's), cut to `max_samples` rows; refused when it holds none.
+inline data::dataset_table read_data_table(const std::string& file, std::optional<int> max_samples,
+                                           const std::string& flag) {
+  auto table = data::read_dataset_table(file);
+  if (table.size() == 0) throw data::data_error(flag + " " + file + ": holds no examples");
+  if (max_samples && static_cast<std::size_t>(*max_samples) < table.size()) {
+    const auto n = static_cast<std::size_t>(*max_samples);
+    for (auto& column : table.columns) column.resize(n);
+    table.row_lines.resize(n);
+  }
+  say(flag + " " + file + ": " + std::to_string(table.size()) + " examples");
+  return table;
+}
+
+/// --max_seq_length, at most the model's positions (a notice says when it is cut); 0 (run_ner's and run_mlm's
+/// unset) is the positions, up to `unset_limit` (run_mlm's 1024).
+inline std::size_t sequence_length(const cli::training_args& args, const nn::bert_config& config,
+                                   std::size_t unset_limit = std::numeric_limits<std::size_t>::max()) {
+  const auto positions = static_cast<std::size_t>(config.max_sequence_length());
+  const auto asked = static_cast<std::size_t>(args.max_seq_length);
+  if (asked == 0) {
+    if (positions > unset_limit)
+      say("notice: the model has " + std::to_string(positions) + " positions; using " + std::to_string(unset_limit) +
+          " (--max_seq_length)");
+    return std::min(positions, unset_limit);
+  }
+  if (asked <= positions) return asked;
+  say("notice: --max_seq_length " + std::to_string(asked) + " is longer than the model's " + std::to_string(positions) +
+      " positions; using " + std::to_string(positions));
+  return positions;
+}
+
+/// Everything a run of `Head`'s model will allocate from here on: the model, AdamW's moments when training, the
+/// activations of the larger batch it runs (`evaluates`: an evaluation batch too). Required against what the
+/// process may take before any of it is allocated.
+template <class Head>
+memory_bill run_memory(const cli::training_args& args, const nn::bert_config& config, std::size_t max_seq_length,
+                       bool evaluates) {
+  const std::size_t gemm_bytes = args.bf16 ? 2 : 4;
+  const auto options = cli::to_training_options(args);
+  if (args.do_train) return train::training_memory<Head>(config, options, gemm_bytes, max_seq_length, evaluates, "--");
+  memory_bill bill = nn::model_memory<Head>(config, gemm_bytes);
+  bill.add(train::batch_memory<Head>(config, options, gemm_bytes, max_seq_length, evaluates, "--"));
+  return bill;
+}
+
+/// run.template operator()<Policy>() under the precision --bf16 asks for, with parameters, gradients and
+/// activations on the NUMA node of the arena the rank computes in; says which matrix products run.
+template <class Run>
+int run_in_precision(const cli::training_args& args, Run&& run) {
+  using fp32 = policy<precision::fp32, parallel, alloc::numa_local>;
+  using bf16 = policy<precision::bf16_mixed, parallel, alloc::numa_local>;
+  say("matrix products (" + std::string(args.bf16 ? "bf16" : "fp32") + "): " + kernels::gemm_path_description(args.bf16));
+  if (args.bf16) return run.template operator()<bf16>();
+  return run.template operator()<fp32>();
 }
 
 /// The training header: `examples` says what is trained on ("900 features of 800 questions").

@@ -36,19 +36,6 @@ struct glue_setup {
   std::string task;  // the --task_name, or "None" as run_glue.py names the prediction file without one
 };
 
-// A data file as a table, cut to `max_samples` rows; refused when it holds none.
-ct::data::dataset_table read_table(const std::string& file, std::optional<int> max_samples, const std::string& flag) {
-  auto table = ct::data::read_dataset_table(file);
-  if (table.size() == 0) throw ct::data::data_error(flag + " " + file + ": holds no examples");
-  if (max_samples && static_cast<std::size_t>(*max_samples) < table.size()) {
-    const auto n = static_cast<std::size_t>(*max_samples);
-    for (auto& column : table.columns) column.resize(n);
-    table.row_lines.resize(n);
-  }
-  say(flag + " " + file + ": " + std::to_string(table.size()) + " examples");
-  return table;
-}
-
 // The columns and labels, from the task or the training file (else the validation file), as run_glue.py decides.
 glue_setup choose_setup(const ct::cli::training_args& args, const ct::data::dataset_table& reference,
                         const ct::nn::bert_config& config) {
@@ -182,17 +169,11 @@ void write_predictions(Trainer& trainer, const ct::data::classification_features
   say("predictions: " + (fs::path(args.output_dir) / ("predict_results_" + name + ".txt")).string());
 }
 
-// Everything the run will allocate from here on, required against what the process may take.
+// What the run will allocate, required before any of it is (examples/common/program.hpp).
 ct::memory_bill run_memory(const ct::cli::training_args& args, const ct::nn::bert_config& config,
                            std::size_t max_seq_length) {
-  using head = ct::nn::sequence_classification_head;
-  const std::size_t gemm_bytes = args.bf16 ? 2 : 4;
-  const auto options = ct::cli::to_training_options(args);
-  const bool evaluates = args.do_eval || args.do_predict;
-  if (args.do_train) return ct::train::training_memory<head>(config, options, gemm_bytes, max_seq_length, evaluates, "--");
-  ct::memory_bill bill = ct::nn::model_memory<head>(config, gemm_bytes);
-  bill.add(ct::train::batch_memory<head>(config, options, gemm_bytes, max_seq_length, evaluates, "--"));
-  return bill;
+  return ct::examples::run_memory<ct::nn::sequence_classification_head>(args, config, max_seq_length,
+                                                  args.do_eval || args.do_predict);
 }
 
 /// The splits a run reads, featurized before the model is built (they are part of what the process holds).
@@ -204,7 +185,7 @@ glue_splits read_splits(const ct::cli::training_args& args, const glue_setup& se
                         std::size_t max_seq_length, std::optional<ct::data::dataset_table>& train_table) {
   glue_splits s;
   const auto read = [&](const std::optional<std::string>& file, std::optional<int> max, const char* flag, bool labels) {
-    return featurize(read_table(*file, max, flag), setup, tokenizer, max_seq_length, labels);
+    return featurize(ct::examples::read_data_table(*file, max, flag), setup, tokenizer, max_seq_length, labels);
   };
   if (args.do_train) {
     s.train = featurize(*train_table, setup, tokenizer, max_seq_length, true);
@@ -290,7 +271,7 @@ int run_glue(const ct::cli::training_args& args, communicator& comm, std::size_t
   ct::train::check_model_fits_tokenizer(files, pretrained, tokenizer);
   // The labels come from the training file, as run_glue.py takes them (else from the validation file).
   std::optional<ct::data::dataset_table> train_table;
-  if (args.do_train) train_table = read_table(*args.train_file, args.max_train_samples, "--train_file");
+  if (args.do_train) train_table = ct::examples::read_data_table(*args.train_file, args.max_train_samples, "--train_file");
   const auto reference = train_table ? std::optional<ct::data::dataset_table>{}
                                      : std::optional(ct::data::read_dataset_table(args.do_eval ? *args.validation_file : *args.test_file));
   const glue_setup setup = choose_setup(args, train_table ? *train_table : *reference, pretrained);
@@ -298,19 +279,13 @@ int run_glue(const ct::cli::training_args& args, communicator& comm, std::size_t
   say("labels: " + (setup.labels.type == ct::data::label_scheme::kind::regression
                         ? std::string("regression (one value)")
                         : std::to_string(setup.labels.names.size()) + (setup.labels.type == ct::data::label_scheme::kind::multi_label ? " (multi-label)" : "")));
-  auto max_seq_length = static_cast<std::size_t>(args.max_seq_length);
-  if (max_seq_length > static_cast<std::size_t>(config.max_sequence_length())) {
-    say("notice: --max_seq_length " + std::to_string(max_seq_length) + " is longer than the model's " +
-        std::to_string(config.max_sequence_length()) + " positions; using " + std::to_string(config.max_sequence_length()));
-    max_seq_length = static_cast<std::size_t>(config.max_sequence_length());
-  }
+  const std::size_t max_seq_length = ct::examples::sequence_length(args, config);
   (void)ct::examples::require_run_memory(run_memory(args, config, max_seq_length), files.config, ranks_here, false);
   const auto claim = ct::examples::claim_output_dir(args, comm);
-  using fp32 = ct::policy<ct::precision::fp32, parallel, ct::alloc::numa_local>;
-  using bf16 = ct::policy<ct::precision::bf16_mixed, parallel, ct::alloc::numa_local>;
-  say("matrix products (" + std::string(args.bf16 ? "bf16" : "fp32") + "): " + ct::kernels::gemm_path_description(args.bf16));
-  if (args.bf16) return run<bf16>(args, files, config, tokenizer, max_seq_length, setup, std::move(train_table), claim.resume, comm, ranks_here);
-  return run<fp32>(args, files, config, tokenizer, max_seq_length, setup, std::move(train_table), claim.resume, comm, ranks_here);
+  return ct::examples::run_in_precision(args, [&]<class Policy>() {
+    return run<Policy>(args, files, config, tokenizer, max_seq_length, setup, std::move(train_table), claim.resume, comm,
+                       ranks_here);
+  });
 }
 
 }  // namespace

@@ -64,19 +64,6 @@ const nlohmann::json& list_cell(const ct::data::dataset_table& t, std::size_t ro
   return cell;
 }
 
-// A data file as a table, cut to `max_samples` rows; refused when it holds none.
-ct::data::dataset_table read_table(const std::string& file, std::optional<int> max_samples, const std::string& flag) {
-  auto table = ct::data::read_dataset_table(file);
-  if (table.size() == 0) throw ct::data::data_error(flag + " " + file + ": holds no examples");
-  if (max_samples && static_cast<std::size_t>(*max_samples) < table.size()) {
-    const auto n = static_cast<std::size_t>(*max_samples);
-    for (auto& column : table.columns) column.resize(n);
-    table.row_lines.resize(n);
-  }
-  say(flag + " " + file + ": " + std::to_string(table.size()) + " examples");
-  return table;
-}
-
 // run_ner.py's columns: the flags, else "tokens" and "ner_tags" when there, else the first and the second column.
 void choose_columns(const ct::cli::training_args& args, const ct::data::dataset_table& reference, ner_setup& s) {
   const auto& names = reference.column_names;
@@ -341,17 +328,11 @@ void predict(Trainer& trainer, const ct::data::token_classification_features& fe
   say("predictions: " + file.string());
 }
 
-// Everything the run will allocate from here on, required against what the process may take.
+// What the run will allocate, required before any of it is (examples/common/program.hpp).
 ct::memory_bill run_memory(const ct::cli::training_args& args, const ct::nn::bert_config& config,
                            std::size_t max_seq_length) {
-  using head = ct::nn::token_classification_head;
-  const std::size_t gemm_bytes = args.bf16 ? 2 : 4;
-  const auto options = ct::cli::to_training_options(args);
-  const bool evaluates = args.do_eval || args.do_predict;
-  if (args.do_train) return ct::train::training_memory<head>(config, options, gemm_bytes, max_seq_length, evaluates, "--");
-  ct::memory_bill bill = ct::nn::model_memory<head>(config, gemm_bytes);
-  bill.add(ct::train::batch_memory<head>(config, options, gemm_bytes, max_seq_length, evaluates, "--"));
-  return bill;
+  return ct::examples::run_memory<ct::nn::token_classification_head>(args, config, max_seq_length,
+                                                  args.do_eval || args.do_predict);
 }
 
 /// The splits a run reads, featurized before the model is built (they are part of what the process holds).
@@ -369,10 +350,10 @@ ner_splits read_splits(const ct::cli::training_args& args, const ner_setup& setu
     s.train = make(*train_table, true);
     train_table.reset();
   }
-  if (args.do_eval) s.eval = make(read_table(*args.validation_file, args.max_eval_samples, "--validation_file"), true);
+  if (args.do_eval) s.eval = make(ct::examples::read_data_table(*args.validation_file, args.max_eval_samples, "--validation_file"), true);
   if (args.do_predict) {
     // run_ner.py needs tags in the test file too; without them there is nothing to score, only predictions.
-    const auto table = read_table(*args.test_file, args.max_predict_samples, "--test_file");
+    const auto table = ct::examples::read_data_table(*args.test_file, args.max_predict_samples, "--test_file");
     s.predict = make(table, table.has_column(setup.tags));
   }
   return s;
@@ -433,17 +414,6 @@ ct::nn::bert_config labelled(ct::nn::bert_config config, const ner_setup& setup)
   return config;
 }
 
-// --max_seq_length, 0 meaning the model's positions (run_ner.py's None: the tokenizer's model_max_length).
-std::size_t sequence_length(const ct::cli::training_args& args, const ct::nn::bert_config& config) {
-  const auto positions = static_cast<std::size_t>(config.max_sequence_length());
-  const auto asked = static_cast<std::size_t>(args.max_seq_length);
-  if (asked == 0) return positions;
-  if (asked <= positions) return asked;
-  say("notice: --max_seq_length " + std::to_string(asked) + " is longer than the model's " + std::to_string(positions) +
-      " positions; using " + std::to_string(positions));
-  return positions;
-}
-
 int run_ner(const ct::cli::training_args& args, communicator& comm, std::size_t ranks_here) {
   const auto files = ct::train::find_model_files(ct::cli::to_model_sources(args));
   const auto tokenizer = ct::text::load_tokenizer(files.tokenizer, {.check_config_vocab_size = false});
@@ -451,21 +421,20 @@ int run_ner(const ct::cli::training_args& args, communicator& comm, std::size_t 
   ct::train::check_model_fits_tokenizer(files, pretrained, tokenizer);
   // The columns and labels come from the training file, else the validation file, else the test file.
   std::optional<ct::data::dataset_table> train_table;
-  if (args.do_train) train_table = read_table(*args.train_file, args.max_train_samples, "--train_file");
+  if (args.do_train) train_table = ct::examples::read_data_table(*args.train_file, args.max_train_samples, "--train_file");
   const auto reference = train_table ? std::optional<ct::data::dataset_table>{}
                                      : std::optional(ct::data::read_dataset_table(args.do_eval ? *args.validation_file : *args.test_file));
   const ner_setup setup = choose_setup(args, train_table ? *train_table : *reference, pretrained);
   const auto config = labelled(pretrained, setup);
   say("labels: " + std::to_string(setup.label_list.size()) + " (" + joined(setup.label_list) + "), words from '" +
       setup.words + "', tags from '" + setup.tags + "'");
-  const std::size_t max_seq_length = sequence_length(args, config);
+  const std::size_t max_seq_length = ct::examples::sequence_length(args, config);
   (void)ct::examples::require_run_memory(run_memory(args, config, max_seq_length), files.config, ranks_here, false);
   const auto claim = ct::examples::claim_output_dir(args, comm);
-  using fp32 = ct::policy<ct::precision::fp32, parallel, ct::alloc::numa_local>;
-  using bf16 = ct::policy<ct::precision::bf16_mixed, parallel, ct::alloc::numa_local>;
-  say("matrix products (" + std::string(args.bf16 ? "bf16" : "fp32") + "): " + ct::kernels::gemm_path_description(args.bf16));
-  if (args.bf16) return run<bf16>(args, files, config, tokenizer, max_seq_length, setup, std::move(train_table), claim.resume, comm, ranks_here);
-  return run<fp32>(args, files, config, tokenizer, max_seq_length, setup, std::move(train_table), claim.resume, comm, ranks_here);
+  return ct::examples::run_in_precision(args, [&]<class Policy>() {
+    return run<Policy>(args, files, config, tokenizer, max_seq_length, setup, std::move(train_table), claim.resume, comm,
+                       ranks_here);
+  });
 }
 
 }  // namespace

@@ -79,17 +79,11 @@ nlohmann::json evaluate(Trainer& trainer, const ct::data::squad_dataset& data, c
   return metrics;
 }
 
-// Everything the run will allocate from here on: the model, AdamW's moments when training, the activations of
-// the larger batch it runs. Required against what the process may take before any of it is allocated.
+// What the run will allocate, required before any of it is (examples/common/program.hpp).
 ct::memory_bill run_memory(const ct::cli::training_args& args, const ct::nn::bert_config& config,
                            std::size_t max_seq_length) {
-  const std::size_t gemm_bytes = args.bf16 ? 2 : 4;
-  const auto options = ct::cli::to_training_options(args);
-  const bool evaluates = args.do_eval || args.do_predict;
-  if (args.do_train) return ct::train::training_memory(config, options, gemm_bytes, max_seq_length, evaluates, "--");
-  ct::memory_bill bill = ct::nn::model_memory(config, gemm_bytes);
-  bill.add(ct::train::batch_memory(config, options, gemm_bytes, max_seq_length, evaluates, "--"));
-  return bill;
+  return ct::examples::run_memory<ct::nn::qa_head>(args, config, max_seq_length,
+                                                  args.do_eval || args.do_predict);
 }
 
 // --do_train: the header, the training, and (rank 0) the model and the files run_qa.py writes. Returns the epoch
@@ -196,13 +190,9 @@ int run_qa(const ct::cli::training_args& args, communicator& comm, std::size_t r
   (void)ct::examples::require_run_memory(run_memory(args, config, max_seq_length), files.config, ranks_here, false);
   const auto claim = ct::examples::claim_output_dir(args, comm);
   const auto& resume = claim.resume;
-  // Parameters, gradients and activations on the NUMA node of the arena the rank computes in.
-  using fp32 = ct::policy<ct::precision::fp32, parallel, ct::alloc::numa_local>;
-  using bf16 = ct::policy<ct::precision::bf16_mixed, parallel, ct::alloc::numa_local>;
-  say("matrix products (" + std::string(args.bf16 ? "bf16" : "fp32") +
-      "): " + ct::kernels::gemm_path_description(args.bf16));
-  if (args.bf16) return run<bf16>(args, files, config, tokenizer, max_seq_length, resume, comm, ranks_here);
-  return run<fp32>(args, files, config, tokenizer, max_seq_length, resume, comm, ranks_here);
+  return ct::examples::run_in_precision(args, [&]<class Policy>() {
+    return run<Policy>(args, files, config, tokenizer, max_seq_length, resume, comm, ranks_here);
+  });
 }
 
 }  // namespace
