@@ -6,8 +6,9 @@
 // Domain adaptation from --model_name_or_path, or a new model from --config_name. The files are text (one row a
 // line, as datasets' text loader reads them), CSV, JSON or JSON Lines (the "text" column, else the first). Without
 // --validation_file the first --validation_split_percentage % of the training rows evaluate and the rest train. The
-// texts become blocks of max_seq_length tokens (or one sequence per non-blank line with --line_by_line), masked per
-// batch from the batch's place in the data order: a resumed run draws the same masks, and so does every evaluation.
+// texts become blocks of max_seq_length tokens (or one sequence per non-blank line with --line_by_line), each masked
+// from its epoch and its index: a resumed run draws the same masks, every evaluation draws the same ones, and so do
+// any batch size and number of ranks.
 // Reported: eval_loss and perplexity = exp(eval_loss), as run_mlm.py names them. Exit status as run_glue's.
 #include "common/program.hpp"
 
@@ -226,17 +227,11 @@ void final_evaluation(Trainer& trainer, const ct::data::mlm_features& features, 
   ct::train::save_metrics(args.output_dir, "eval", metrics);
 }
 
-// Everything the run will allocate from here on, required against what the process may take.
+// What the run will allocate, required before any of it is (examples/common/program.hpp).
 ct::memory_bill run_memory(const ct::cli::training_args& args, const ct::nn::bert_config& config,
                            std::size_t max_seq_length) {
-  using head = ct::nn::masked_lm_head;
-  const std::size_t gemm_bytes = args.bf16 ? 2 : 4;
-  const auto options = ct::cli::to_training_options(args);
-  if (args.do_train)
-    return ct::train::training_memory<head>(config, options, gemm_bytes, max_seq_length, args.do_eval, "--");
-  ct::memory_bill bill = ct::nn::model_memory<head>(config, gemm_bytes);
-  bill.add(ct::train::batch_memory<head>(config, options, gemm_bytes, max_seq_length, true, "--"));
-  return bill;
+  return ct::examples::run_memory<ct::nn::masked_lm_head>(args, config, max_seq_length,
+                                                  !args.do_train || args.do_eval);
 }
 
 template <class Policy>
@@ -269,21 +264,6 @@ int run(const ct::cli::training_args& args, const ct::train::model_files& files,
   return 0;
 }
 
-// run_mlm.py's max_seq_length: the flag, at most the model's positions; unset (0), the positions up to 1024.
-std::size_t choose_max_seq_length(const ct::cli::training_args& args, const ct::nn::bert_config& config) {
-  const auto positions = static_cast<std::size_t>(config.max_sequence_length());
-  if (args.max_seq_length == 0) {
-    if (positions > 1024)
-      say("notice: the model has " + std::to_string(positions) + " positions; using 1024 (--max_seq_length)");
-    return std::min<std::size_t>(positions, 1024);
-  }
-  const auto asked = static_cast<std::size_t>(args.max_seq_length);
-  if (asked <= positions) return asked;
-  say("notice: --max_seq_length " + std::to_string(asked) + " is longer than the model's " + std::to_string(positions) +
-      " positions; using " + std::to_string(positions));
-  return positions;
-}
-
 int run_mlm(const ct::cli::training_args& args, communicator& comm, std::size_t ranks_here) {
   check_extension(args.train_file, "--train_file");
   check_extension(args.validation_file, "--validation_file");
@@ -292,14 +272,12 @@ int run_mlm(const ct::cli::training_args& args, communicator& comm, std::size_t 
   const auto tokenizer = ct::text::load_tokenizer(files.tokenizer, {.check_config_vocab_size = false});
   const auto config = ct::io::read_bert_config(files.config);
   ct::train::check_model_fits_tokenizer(files, config, tokenizer);
-  const std::size_t max_seq_length = choose_max_seq_length(args, config);
+  const std::size_t max_seq_length = ct::examples::sequence_length(args, config, 1024);  // run_mlm.py: min(1024, model_max_length)
   (void)ct::examples::require_run_memory(run_memory(args, config, max_seq_length), files.config, ranks_here, false);
   const auto claim = ct::examples::claim_output_dir(args, comm);
-  using fp32 = ct::policy<ct::precision::fp32, parallel, ct::alloc::numa_local>;
-  using bf16 = ct::policy<ct::precision::bf16_mixed, parallel, ct::alloc::numa_local>;
-  say("matrix products (" + std::string(args.bf16 ? "bf16" : "fp32") + "): " + ct::kernels::gemm_path_description(args.bf16));
-  if (args.bf16) return run<bf16>(args, files, config, tokenizer, max_seq_length, claim.resume, comm, ranks_here);
-  return run<fp32>(args, files, config, tokenizer, max_seq_length, claim.resume, comm, ranks_here);
+  return ct::examples::run_in_precision(args, [&]<class Policy>() {
+    return run<Policy>(args, files, config, tokenizer, max_seq_length, claim.resume, comm, ranks_here);
+  });
 }
 
 }  // namespace

@@ -155,8 +155,8 @@ class mlm_features {
   }
 
   /// The features `indices` as a masked batch (nn::masked_lm_batch, the masked LM head's, is this type): padded
-  /// as asked (padding never chosen), then each row masked by mask_sequence with `key` (the step, or the batch's
-  /// index in evaluation) and its feature's index.
+  /// as asked (padding never chosen), then each row masked by mask_sequence with `key` (a trainer's: the epoch, or
+  /// one key for evaluation) and its feature's index, so a feature's mask does not depend on its batch.
   [[nodiscard]] nn::token_classification_batch batch(std::span<const std::size_t> indices, mlm_padding padding,
                                           const mlm_masking& masking, std::uint64_t key) const;
   /// The same with the features' own masking: what a trainer's task calls, which has only the features.

@@ -198,7 +198,8 @@ class trainer {
   predictions_type predict(const features_type& features) { return Task::predictions(predict_logits(features)); }
 
   /// The loss over `features` (made with labels) as the Trainer's eval_loss: each evaluation batch's loss weighted
-  /// by its sequences, without dropout or backward. Collective: the ranks share the features; all get the mean.
+  /// by its sequences (by its labelled tokens where Task::loss_items counts them), without dropout or backward.
+  /// Collective: the ranks share the features; all get the mean, the same for any batch size or number of ranks.
   double evaluation_loss(const features_type& features);
 
   /// predict()'s logits as the head computes them: per feature, Head::logits_per_sequence of the features' longest
@@ -358,16 +359,24 @@ class trainer {
   }
 
   // Forward and backward over the accumulation group starting at batch b (shorter at the end of the epoch): the
-  // model's gradients hold the group's sum, b has moved past it. Returns this rank's mean loss over the group.
+  // model's gradients hold this rank's share of the step's gradient (the ranks' shares sum to it), b has moved past
+  // the group. Returns this rank's share of the step's loss, scaled as reduce_gradients averages it.
   double forward_backward(run_state& run, const features_type& features,
                           const std::vector<std::vector<std::size_t>>& batches, std::size_t& b, std::int64_t epoch) {
     const auto ga = static_cast<std::size_t>(args_.gradient_accumulation_steps);
     const std::size_t group = std::min(ga, batches.size() - b);
+    // The key is the epoch's (a task keys each feature's draws by it and the feature's index), so a resumed run
+    // draws the same (masked-LM) batch, and so does any batch size, accumulation or number of ranks.
+    using batch_type = decltype(Task::batch(features, batches[b], args_.pad_to_max_length, batch_key(epoch)));
+    std::vector<batch_type> micro_batches;
+    micro_batches.reserve(group);
+    for (std::size_t micro = 0; micro < group; ++micro)
+      micro_batches.push_back(Task::batch(features, batches[b + micro], args_.pad_to_max_length, batch_key(epoch)));
+    const std::vector<double> weights = micro_batch_weights(micro_batches);
     model_.zero_grad();
     double step_loss = 0.0;
     for (std::size_t micro = 0; micro < group; ++micro, ++b) {
-      // The batch's key comes from its place in the data order, so a resumed run draws the same (masked-LM) batch.
-      const auto batch = Task::batch(features, batches[b], args_.pad_to_max_length, batch_key(epoch, b));
+      const auto& batch = micro_batches[micro];
       if (run.word_reducer) run.word_reducer->mark(batch.input_ids);
       nn::forward_options fo;
       fo.training = true;
@@ -376,13 +385,43 @@ class trainer {
       fo.step = (static_cast<std::uint64_t>(run.state.global_step) * ga + micro) * world() + rank();
       const float loss = model_.forward(batch, fo);
       run.pending_flos += 6.0 * static_cast<double>(batch.tokens()) * static_cast<double>(run.non_embedding_parameters);
-      if (!std::isfinite(loss) && world() == 1)  // with several ranks, all of them stop together (reduce_gradients)
+      const bool counted = weights[micro] > 0.0;  // a micro-batch without a labelled token has no (a NaN) loss
+      if (counted && !std::isfinite(loss) && world() == 1)  // with several ranks all stop together (reduce_gradients)
         stop_before_update(run.state, at_batch(epoch, b), "the loss is " + std::to_string(loss));
       const bool last_micro = micro + 1 == group;
-      model_.backward(1.0f / static_cast<float>(group * world()), run.reducer && last_micro ? run.ready : nullptr);
-      step_loss += static_cast<double>(loss) / static_cast<double>(group);
+      model_.backward(static_cast<float>(weights[micro]), run.reducer && last_micro ? run.ready : nullptr);
+      if (counted) step_loss += static_cast<double>(loss) * weights[micro] * static_cast<double>(world());
     }
     return step_loss;
+  }
+
+  // What a batch's loss averages: its labelled tokens for a task that counts them (Task::loss_items), else its
+  // sequences.
+  template <class Batch>
+  [[nodiscard]] static double loss_items(const Batch& batch) {
+    if constexpr (requires { Task::loss_items(batch); }) return static_cast<double>(Task::loss_items(batch));
+    else return static_cast<double>(batch.batch);
+  }
+
+  // Each micro-batch's weight in the step's gradient, its loss being a mean over its batch. A task whose loss
+  // averages labelled tokens (Task::loss_items: run_ner's, run_mlm's) weighs a micro-batch by its share of the
+  // step's labelled tokens on every rank (one all-reduce of a count), so that the step's loss is the mean over all
+  // of them: the same for any batch size, accumulation or number of ranks, as Hugging Face's Trainer does with
+  // num_items_in_batch and average_tokens_across_devices. Other tasks weigh every micro-batch alike.
+  template <class Batch>
+  std::vector<double> micro_batch_weights(const std::vector<Batch>& micro_batches) {
+    const std::size_t group = micro_batches.size();
+    std::vector<double> weights(group, 1.0 / static_cast<double>(group * world()));
+    if constexpr (requires(const Batch& batch) { Task::loss_items(batch); }) {
+      double local = 0.0;
+      for (std::size_t m = 0; m < group; ++m) {
+        weights[m] = loss_items(micro_batches[m]);
+        local += weights[m];
+      }
+      const double total = world() > 1 ? comm_.all_reduce_sum(local) : local;
+      for (double& w : weights) w = total > 0.0 ? w / total : 0.0;
+    }
+    return weights;
   }
 
   // With several ranks: the gradients summed over ranks (each scaled its loss by 1 / world) and the step's loss
@@ -639,13 +678,39 @@ class trainer {
     throw training_interrupted(what, signal);
   }
 
-  // Training batch b of `epoch`; evaluation batches starting at feature `first` (the same at every evaluation).
-  [[nodiscard]] static std::uint64_t batch_key(std::int64_t epoch, std::size_t b) noexcept {
-    return (static_cast<std::uint64_t>(epoch) << 32) + b;
+  // This rank's contiguous share [first, end) of an evaluation set of `n` features.
+  [[nodiscard]] std::pair<std::size_t, std::size_t> evaluation_share(std::size_t n) const noexcept {
+    return {rank() * n / world(), (rank() + 1) * n / world()};
   }
-  [[nodiscard]] static std::uint64_t evaluation_key(std::size_t first) noexcept {
-    return (std::uint64_t{1} << 63) + first;
+
+  // This rank's share of `features` in batches of per_device_eval_batch_size, each run forward without dropout and
+  // without kept activations (no backward follows), its labels dropped unless `with_labels`; then
+  // visit(first feature, batch size, batch length, the batch's loss or NaN, the items its loss averages).
+  template <class Visit>
+  void evaluate_batches(const features_type& features, bool with_labels, Visit&& visit) {
+    const auto [first_feature, end_feature] = evaluation_share(features.size());
+    const auto batch_size = static_cast<std::size_t>(args_.per_device_eval_batch_size);
+    std::vector<std::size_t> indices;
+    for (std::size_t first = first_feature; first < end_feature; first += batch_size) {
+      indices.clear();
+      for (std::size_t i = first; i < std::min(end_feature, first + batch_size); ++i) indices.push_back(i);
+      auto batch = Task::batch(features, indices, args_.pad_to_max_length, evaluation_key());
+      const double items = loss_items(batch);
+      if (!with_labels) Task::drop_labels(batch);
+      nn::forward_options fo;
+      fo.training = false;
+      fo.keep_activations = false;  // one layer's activation buffers serve every layer
+      const float loss = model_.forward(batch, fo);
+      visit(first, indices.size(), batch.seq, loss, items);
+    }
   }
+
+  // The key of training batches in `epoch`, and of evaluation batches (the same at every evaluation): one per
+  // epoch, so that a feature's draws depend on its epoch and index alone, not on its batch or rank.
+  [[nodiscard]] static std::uint64_t batch_key(std::int64_t epoch) noexcept {
+    return static_cast<std::uint64_t>(epoch);
+  }
+  [[nodiscard]] static std::uint64_t evaluation_key() noexcept { return std::uint64_t{1} << 63; }
 
   [[nodiscard]] std::size_t world() const noexcept { return static_cast<std::size_t>(comm_.size()); }
   [[nodiscard]] std::size_t rank() const noexcept { return static_cast<std::size_t>(comm_.rank()); }
@@ -774,51 +839,39 @@ train_result trainer<Task, Policy>::train(const features_type& features,
 
 template <class Task, class Policy>
 double trainer<Task, Policy>::evaluation_loss(const features_type& features) {
-  const std::size_t first_feature = rank() * features.size() / world();
-  const std::size_t end_feature = (rank() + 1) * features.size() / world();
-  const auto batch_size = static_cast<std::size_t>(args_.per_device_eval_batch_size);
-  double weighted = 0.0;
-  std::vector<std::size_t> indices;
-  for (std::size_t first = first_feature; first < end_feature; first += batch_size) {
-    indices.clear();
-    for (std::size_t i = first; i < std::min(end_feature, first + batch_size); ++i) indices.push_back(i);
-    const auto batch = Task::batch(features, indices, args_.pad_to_max_length, evaluation_key(first));
-    nn::forward_options fo;
-    fo.training = false;
-    fo.keep_activations = false;  // no backward follows: one layer's activation buffers serve every layer
-    const float loss = model_.forward(batch, fo);
-    if (std::isfinite(loss)) weighted += static_cast<double>(loss) * static_cast<double>(indices.size());
+  // The mean over every item the losses average (sequences, or a token task's labelled tokens), so that neither
+  // the batch size nor the number of ranks changes it.
+  double weighted = 0.0, items = 0.0;
+  evaluate_batches(features, true, [&](std::size_t, std::size_t, std::size_t, float loss, double batch_items) {
+    if (batch_items > 0.0 && std::isfinite(loss)) {
+      weighted += static_cast<double>(loss) * batch_items;
+      items += batch_items;
+    }
+  });
+  if (world() > 1) {
+    weighted = comm_.all_reduce_sum(weighted);
+    items = comm_.all_reduce_sum(items);
   }
-  if (world() > 1) weighted = comm_.all_reduce_sum(weighted);
-  return features.size() > 0 ? weighted / static_cast<double>(features.size()) : 0.0;
+  return items > 0.0 ? weighted / items : 0.0;
 }
 
 template <class Task, class Policy>
 logit_rows trainer<Task, Policy>::predict_logits(const features_type& features) {
   using head = typename Task::head_type;
-  const std::size_t first_feature = rank() * features.size() / world();
-  const std::size_t end_feature = (rank() + 1) * features.size() / world();
+  // Plain names, not a structured binding: Clang 14 cannot capture those in the lambda below.
+  const std::pair<std::size_t, std::size_t> share = evaluation_share(features.size());
+  const std::size_t first_feature = share.first, end_feature = share.second;
   logit_rows out;
   out.row_length = head::logits_per_sequence(model_.config(), Task::max_seq_length(features));
   out.values.assign((end_feature - first_feature) * out.row_length, -100.0f);
-  const auto batch_size = static_cast<std::size_t>(args_.per_device_eval_batch_size);
-  std::vector<std::size_t> indices;
-  for (std::size_t first = first_feature; first < end_feature; first += batch_size) {
-    indices.clear();
-    for (std::size_t i = first; i < std::min(end_feature, first + batch_size); ++i) indices.push_back(i);
-    auto batch = Task::batch(features, indices, args_.pad_to_max_length, evaluation_key(first));
-    Task::drop_labels(batch);  // evaluation computes no loss
-    nn::forward_options fo;
-    fo.training = false;
-    fo.keep_activations = false;  // no backward follows: one layer's activation buffers serve every layer
-    model_.forward(batch, fo);
+  evaluate_batches(features, false, [&](std::size_t first, std::size_t count, std::size_t seq, float, double) {
     const std::span<const float> logits = model_.logits();
-    const std::size_t row = head::logits_per_sequence(model_.config(), batch.seq);
-    for (std::size_t i = 0; i < indices.size(); ++i) {
+    const std::size_t row = head::logits_per_sequence(model_.config(), seq);  // the batch's own length
+    for (std::size_t i = 0; i < count; ++i) {
       std::copy_n(logits.begin() + static_cast<std::ptrdiff_t>(i * row), row,
                   out.values.begin() + static_cast<std::ptrdiff_t>((first - first_feature + i) * out.row_length));
     }
-  }
+  });
   if (world() > 1) out.values = comm_.gatherv(out.values, 0);
   return out;
 }
