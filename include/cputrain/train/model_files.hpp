@@ -46,12 +46,14 @@ struct model_sources {
 
 namespace detail {
 
+// weights_only: the loader refuses code in the pickle. clone(): tied tensors (a decoder sharing the word embeddings)
+// share storage, which safetensors' save_file refuses.
 inline std::string pickle_conversion_hint(const std::filesystem::path& dir) {
   return dir.string() + " holds PyTorch pickle weights (pytorch_model.bin) and no model.safetensors; cputrain reads "
          "safetensors only (pickle files can run code when loaded). Convert once with Python:\n"
          "  python3 -c \"import torch; from safetensors.torch import save_file; "
-         "sd = torch.load('" + (dir / "pytorch_model.bin").string() + "', map_location='cpu'); "
-         "save_file({k: v.contiguous() for k, v in sd.items()}, '" + (dir / "model.safetensors").string() +
+         "sd = torch.load('" + (dir / "pytorch_model.bin").string() + "', map_location='cpu', weights_only=True); "
+         "save_file({k: v.clone().contiguous() for k, v in sd.items()}, '" + (dir / "model.safetensors").string() +
          "', metadata={'format': 'pt'})\"\n"
          "or load it with transformers and call model.save_pretrained(dir) (safetensors is its default).";
 }
