@@ -19,6 +19,7 @@ import csv
 import filecmp
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -153,6 +154,10 @@ def check_glue(d, vocab):
             labels.add(row[2])
             if row[2] == "0" and row[0] == row[1]:
                 fail(f"{name}: row {n}: label 0 on two equal sentences")
+            # A paraphrase states the same numbers; a near miss (by default a changed year) states other ones.
+            same_numbers = sorted(re.findall(r"\d+", row[0])) == sorted(re.findall(r"\d+", row[1]))
+            if same_numbers != (row[2] == "1"):
+                fail(f"{name}: row {n}: label {row[2]} but the numbers are {'the same' if same_numbers else 'not'}: {row}")
             vocab.check(row[0] + " " + row[1], name)
         if labels != {"0", "1"}:
             fail(f"{name}: labels {sorted(labels)}, not both 0 and 1")
