@@ -271,7 +271,7 @@ int run_mlm(const ct::cli::training_args& args, communicator& comm, std::size_t 
   const auto files = ct::train::find_model_files(ct::cli::to_model_sources(args));
   const auto tokenizer = ct::text::load_tokenizer(files.tokenizer, {.check_config_vocab_size = false});
   const auto config = ct::io::read_bert_config(files.config);
-  ct::train::check_model_fits_tokenizer(files, config, tokenizer);
+  ct::train::check_model_fits_tokenizer(files, config, tokenizer, /*pairs=*/false);  // one text per sequence
   const std::size_t max_seq_length = ct::examples::sequence_length(args, config, 1024);  // run_mlm.py: min(1024, model_max_length)
   (void)ct::examples::require_run_memory(run_memory(args, config, max_seq_length), files.config, ranks_here, false);
   const auto claim = ct::examples::claim_output_dir(args, comm);

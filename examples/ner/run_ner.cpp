@@ -418,7 +418,7 @@ int run_ner(const ct::cli::training_args& args, communicator& comm, std::size_t 
   const auto files = ct::train::find_model_files(ct::cli::to_model_sources(args));
   const auto tokenizer = ct::text::load_tokenizer(files.tokenizer, {.check_config_vocab_size = false});
   const auto pretrained = ct::io::read_bert_config(files.config);
-  ct::train::check_model_fits_tokenizer(files, pretrained, tokenizer);
+  ct::train::check_model_fits_tokenizer(files, pretrained, tokenizer, /*pairs=*/false);  // one sentence per sequence
   // The columns and labels come from the training file, else the validation file, else the test file.
   std::optional<ct::data::dataset_table> train_table;
   if (args.do_train) train_table = ct::examples::read_data_table(*args.train_file, args.max_train_samples, "--train_file");

@@ -51,12 +51,15 @@ TEST_CASE("a vocab.txt larger than config.json's vocab_size is refused naming bo
                                                   text::load_bert_tokenizer(spare.tokenizer)));
 }
 
-TEST_CASE("a type_vocab_size below 2 is refused: a QA window is a sentence pair") {
+TEST_CASE("a type_vocab_size below 2 is refused where the inputs are sentence pairs") {
   test::temp_dir tmp;
   const auto files = model_dir(tmp.path() / "m", 100, 1, 20);
   CHECK_THROWS_WITH(train::check_model_fits_tokenizer(files, io::read_bert_config(files.config),
                                                       text::load_bert_tokenizer(files.tokenizer)),
                     Contains(files.config.string()) && Contains("type_vocab_size = 1") && Contains(">= 2"));
+  // Inputs of one text each (run_ner, run_mlm) never use token type 1.
+  CHECK_NOTHROW(train::check_model_fits_tokenizer(files, io::read_bert_config(files.config),
+                                                  text::load_bert_tokenizer(files.tokenizer), /*pairs=*/false));
 }
 
 TEST_CASE("a byte-level tokenizer is checked by its ids, and RoBERTa's layout needs one token type") {

@@ -120,46 +120,46 @@ inline model_files find_model_files(const model_sources& sources) {
 
 namespace detail {
 
-/// A QA window is a sentence pair: the context's type id (1 in BERT's layout, 0 in RoBERTa's) must have an
-/// embedding.
-inline void check_type_vocab(const model_files& files, const nn::bert_config& config, std::int32_t context_type) {
-  if (config.type_vocab_size <= context_type)
+/// A sentence pair's second part (1 in BERT's layout, 0 in RoBERTa's) must have a token type embedding.
+inline void check_type_vocab(const model_files& files, const nn::bert_config& config, std::int32_t second_type) {
+  if (config.type_vocab_size <= second_type)
     throw usage_error(files.config.string() + ": type_vocab_size = " + std::to_string(config.type_vocab_size) +
-                      ", but question answering feeds question and context as a sentence pair (token types 0 "
-                      "and 1): it needs type_vocab_size >= 2");
+                      ", but the inputs are sentence pairs (a question and its context, or two sentences) whose "
+                      "second part has token type " + std::to_string(second_type) + ": it needs type_vocab_size >= " +
+                      std::to_string(second_type + 1));
 }
 
 }  // namespace detail
 
 /// Refuses, before any work, a model whose embeddings the inputs would index past: the tokenizer's vocabulary
-/// larger than config.json's vocab_size (its last ids have no word embedding), or a type_vocab_size below 2 where
-/// the layout types the context 1 (a QA window is a sentence pair: question tokens have type 0, context tokens
-/// type 1). Both happen when a config.json and a tokenizer from different models meet; the batch check in the
-/// model would only catch them at the first step, naming neither file.
+/// larger than config.json's vocab_size (its last ids have no word embedding), or, where the inputs are sentence
+/// pairs (`pairs`: run_qa's question and context, run_glue's two sentences), a type_vocab_size below 2 where the
+/// layout types the second part 1. Both happen when a config.json and a tokenizer from different models meet; the
+/// batch check in the model would only catch them at the first step, naming neither file.
 inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
-                                       const text::bert_tokenizer& tokenizer) {
+                                       const text::bert_tokenizer& tokenizer, bool pairs = true) {
   const std::size_t tokens = tokenizer.vocab().size();
   if (tokens > static_cast<std::size_t>(config.vocab_size))
     throw usage_error("the tokenizer's vocabulary " + tokenizer.vocab().source() + " has " + std::to_string(tokens) +
                       " tokens, more than vocab_size " + std::to_string(config.vocab_size) + " in " +
                       files.config.string() + ": ids from " + std::to_string(config.vocab_size) +
                       " up would index past the word embeddings (are both files from the same model?)");
-  detail::check_type_vocab(files, config, 1);
+  if (pairs) detail::check_type_vocab(files, config, 1);
 }
 
 /// The same for a tokenizer of any family.
 inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
-                                       const text::tokenizer& tokenizer) {
+                                       const text::tokenizer& tokenizer, bool pairs = true) {
   if (const auto* wordpiece = std::get_if<text::bert_tokenizer>(&tokenizer.get()); wordpiece &&
       tokenizer.specials().layout == text::special_layout::bert)
-    return check_model_fits_tokenizer(files, config, *wordpiece);
+    return check_model_fits_tokenizer(files, config, *wordpiece, pairs);
   const std::size_t ids = tokenizer.id_count();
   if (ids > static_cast<std::size_t>(config.vocab_size))
     throw usage_error("the " + std::string(tokenizer.family()) + " tokenizer " + files.tokenizer.string() +
                       " gives ids up to " + std::to_string(ids - 1) + ", beyond vocab_size " +
                       std::to_string(config.vocab_size) + " in " + files.config.string() +
                       ": they would index past the word embeddings (are both from the same model?)");
-  detail::check_type_vocab(files, config, tokenizer.specials().second_type_id());
+  if (pairs) detail::check_type_vocab(files, config, tokenizer.specials().second_type_id());
   if (config.positions_after_padding() && tokenizer.specials().pad != config.pad_token_id)
     throw usage_error(files.config.string() + ": pad_token_id = " + std::to_string(config.pad_token_id) +
                       ", but the tokenizer pads with " +
