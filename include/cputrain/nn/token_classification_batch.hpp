@@ -3,12 +3,14 @@
 // a word after its first).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/nn/classification_loss.hpp"
 #include "cputrain/nn/encoder_batch.hpp"
 
 namespace cputrain::nn {
@@ -17,6 +19,11 @@ struct token_classification_batch : encoder_batch {
   std::vector<std::int64_t> labels;  // [batch, seq] class ids or -100; empty when there is no loss to compute
 
   [[nodiscard]] bool has_labels() const noexcept { return !labels.empty(); }
+  /// The tokens whose label counts: what the loss averages over.
+  [[nodiscard]] std::size_t labelled_tokens() const {
+    return static_cast<std::size_t>(std::count_if(labels.begin(), labels.end(),
+                                                  [](std::int64_t label) { return label != ignored_label; }));
+  }
 
   /// Throws usage_error unless the inputs are valid (encoder_batch::validate_inputs) and there is one label per
   /// token. The head checks each against num_labels.

@@ -6,13 +6,11 @@
 // logits. masked_lm_trainer<Policy> is trainer<masked_lm_task, Policy>.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
 #include "cputrain/data/mlm_features.hpp"
-#include "cputrain/nn/classification_loss.hpp"
 #include "cputrain/nn/encoder_model.hpp"
 #include "cputrain/nn/masked_lm_head.hpp"
 #include "cputrain/policy/policy.hpp"
@@ -36,10 +34,7 @@ struct masked_lm_task {
   }
   static void drop_labels(nn::masked_lm_batch& batch) { batch.labels.clear(); }
   /// The labelled tokens, which the loss averages: the trainer weighs batches by them (trainer::micro_batch_weights).
-  [[nodiscard]] static std::size_t loss_items(const nn::masked_lm_batch& batch) {
-    return static_cast<std::size_t>(std::count_if(batch.labels.begin(), batch.labels.end(),
-                                                  [](std::int64_t label) { return label != nn::ignored_label; }));
-  }
+  [[nodiscard]] static std::size_t loss_items(const nn::masked_lm_batch& batch) { return batch.labelled_tokens(); }
   [[nodiscard]] static std::uint32_t length(const features_type& features, std::size_t i) { return features.length(i); }
   [[nodiscard]] static std::size_t max_seq_length(const features_type& features) { return features.max_seq_length(); }
   /// Every masked input's logits over the vocabulary, [seq, vocab] per feature: gigabytes for a real corpus.

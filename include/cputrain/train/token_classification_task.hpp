@@ -39,10 +39,7 @@ struct token_classification_task {
   }
   static void drop_labels(nn::token_classification_batch& batch) { batch.labels.clear(); }
   /// The labelled tokens, which the loss averages: the trainer weighs batches by them (trainer::micro_batch_weights).
-  [[nodiscard]] static std::size_t loss_items(const nn::token_classification_batch& batch) {
-    return static_cast<std::size_t>(std::count_if(batch.labels.begin(), batch.labels.end(),
-                                                  [](std::int64_t label) { return label != nn::ignored_label; }));
-  }
+  [[nodiscard]] static std::size_t loss_items(const nn::token_classification_batch& batch) { return batch.labelled_tokens(); }
   [[nodiscard]] static std::uint32_t length(const features_type& features, std::size_t i) { return features.length(i); }
   [[nodiscard]] static std::size_t max_seq_length(const features_type& features) { return features.max_seq_length(); }
   /// Per feature, [max_seq_length, num_labels] logits, -100 past the feature's batch.
