@@ -83,9 +83,19 @@ class node_pinning_observer final : public tbb::task_scheduler_observer {
     state_.fetch_sub(1, std::memory_order_release);
   }
 
-  /// Pins no thread that enters from now on and waits, until `deadline`, for those inside to leave (and be
-  /// restored). TBB stops calling an observer it no longer observes, also for threads it has seen enter, so
-  /// observe(false) before they left would leave them pinned. Returns whether all left.
+  /// Waits, until `deadline`, for TBB to let go of this observer, which it does when it frees the arena: after
+  /// the last thread left it and was told so (on_scheduler_exit), so none stays pinned and TBB keeps no record of
+  /// the observer. Returns whether it did.
+  bool wait_released(std::chrono::steady_clock::time_point deadline) const noexcept {
+    while (is_observing() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return !is_observing();
+  }
+
+  /// The way out when TBB did not free the arena in time: pins no thread that enters from now on and waits, until
+  /// `deadline`, for those inside to leave (and be restored), since after observe(false) TBB stops calling this
+  /// observer, also for threads it has seen enter. Returns whether all left.
   bool close(std::chrono::steady_clock::time_point deadline) noexcept {
     state_.fetch_or(closing_bit, std::memory_order_acq_rel);
     while (inside() > 0 && std::chrono::steady_clock::now() < deadline) {
@@ -175,10 +185,19 @@ class numa_arenas {
     }
   }
 
-  /// Waits (briefly) for the workers to leave each arena before removing its observer, so none stays pinned.
+  /// Drops each arena and waits (briefly) until TBB has freed it, so no thread stays pinned or inside.
+  ///
+  /// The order matters. Removing an observer (observe(false)) while a TBB worker is still in its arena, or on its
+  /// way in or out, lets that worker keep TBB's record of the observer until it leaves the arena, which may be after
+  /// the process ended (LeakSanitizer then reports the record as leaked; see docs/sanitizers.md). TBB frees an
+  /// arena once nobody references it and its last thread has left, every exit reported to the observer, and only
+  /// then unregisters the observer itself. So: terminate, wait for that, and only after a timeout remove by hand.
   ~numa_arenas() {
+    for (slot& s : slots_) s.arena->terminate();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    for (slot& s : slots_) s.observer->close(deadline);
+    for (slot& s : slots_) {
+      if (!s.observer->wait_released(deadline)) s.observer->close(deadline + std::chrono::seconds(1));
+    }
     for (slot& s : slots_) {
       s.observer.reset();
       s.arena.reset();
