@@ -4,8 +4,23 @@
 # once more under ThreadSanitizer, and the fuzz targets).
 #   scripts/test.sh                 both
 #   scripts/test.sh ci-gcc ...      only the named presets (ci-gcc, ci-clang)
+#   scripts/test.sh --quick         the editing loop: the `quick` preset (test programs only, the `unit` tests),
+#                                   incremental (ccache when installed), no dependency installation
+# At the end it prints how long each phase (install, each preset's configure, build and tests) took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [[ ${1:-} == --quick ]]; then
+  shift
+  start=$SECONDS
+  cmake --preset quick >/dev/null
+  configured=$SECONDS
+  cmake --build --preset quick
+  built=$SECONDS
+  ctest --preset quick -j "$(nproc)" "$@"
+  echo "=== quick: configure $((configured - start)) s, build $((built - configured)) s, tests $((SECONDS - built)) s"
+  exit 0
+fi
 
 # The conformance data: CPUTRAIN_TEST_DATA_DIR when it names a folder, else the project's shared folder beside the
 # checkout (../shared/data) when it is there. Without it the tests that need it are reported skipped, saying what
@@ -35,7 +50,17 @@ if [[ ${CPUTRAIN_TEST_DATA_REQUIRED:-} == 1 ]]; then
 fi
 echo "test data: ${CPUTRAIN_TEST_DATA_DIR:-none (tests that need it will be reported skipped)}"
 
+phases=()
+report_phases() {
+  echo "=== time per phase"
+  for phase in "${phases[@]}"; do echo "  $phase"; done
+  echo "  total: ${SECONDS} s"
+}
+trap report_phases EXIT
+
+phase_start=$SECONDS
 scripts/install-deps.sh --test
+phases+=("install-deps: $((SECONDS - phase_start)) s")
 
 presets=("$@")
 [[ ${#presets[@]} -eq 0 ]] && presets=(ci-gcc ci-clang)
@@ -47,9 +72,16 @@ for preset in "${presets[@]}"; do
   echo "=== ${preset}: configure, build, test"
   start=$SECONDS
   cmake --preset "$preset" -DCPUTRAIN_TEST_DATA_DIR="${CPUTRAIN_TEST_DATA_DIR:-}" "${configure_flags[@]}" >/dev/null
+  configured=$SECONDS
+  phases+=("${preset} configure: $((configured - start)) s")
   cmake --build --preset "$preset" -j "$jobs"
   built=$SECONDS
-  ctest --preset "$preset" -j "$jobs"
-  echo "=== ${preset}: passed in $((SECONDS - start)) s (configure and build $((built - start)) s," \
-       "tests $((SECONDS - built)) s)"
+  phases+=("${preset} build: $((built - configured)) s")
+  test_rc=0
+  ctest --preset "$preset" -j "$jobs" || test_rc=$?
+  verdict=""
+  [[ $test_rc -eq 0 ]] || verdict=" (FAILED)"
+  phases+=("${preset} tests: $((SECONDS - built)) s${verdict}")
+  [[ $test_rc -eq 0 ]] || exit "$test_rc"
+  echo "=== ${preset}: passed in $((SECONDS - start)) s"
 done
