@@ -389,7 +389,7 @@ TEST_CASE("when numa_arenas is gone TBB has freed its arenas, every thread told 
   CHECK(threads_left_inside == 0);
 }
 
-// The protocol numa_arenas' destructor relies on, step by step: close() waits for the thread inside to leave (and
+// The protocol numa_arenas' destructor falls back on when TBB does not free an arena in time, step by step: close() waits for the thread inside to leave (and
 // be restored), and a thread entering after close() began is not pinned, since no exit would restore it.
 TEST_CASE("a closing pinning observer waits for the thread inside and pins none that enter later") {
   const std::vector<int> cpus = two_cpus();
