@@ -24,6 +24,10 @@
 //     when no slot is free) and the function happens before execute returns.
 //   - task_scheduler_observer: libtbb.so calls observers under its own lock. The user's observer is registered
 //     through a stand-in whose callbacks forward to it, ordered after observe(true) and before observe(false).
+//   - is_observing(): TBB unregisters an arena's observers itself when it frees the arena, clearing the record of
+//     the stand-in, not the user's copy, with no call the bridge could wrap. A watcher thread mirrors it (below),
+//     so code that waits for is_observing() to turn false (numa_arenas' destructor) sees what it would see with
+//     the real libtbb.so rather than time out.
 //   - the small-object pool (TBB's task memory): a block freed on one thread and reused on another is ordered, as
 //     the pool's own (invisible) synchronisation orders it.
 // Sibling tasks get no edge between them, so a race between two tasks, or between a task and code the spawning
@@ -44,8 +48,12 @@
 #include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -127,8 +135,20 @@ class observer_stand_in final : public d1::task_scheduler_observer {
   d1::task_scheduler_observer& user_;
 };
 
-std::mutex observers_mutex;
-std::map<d1::task_scheduler_observer*, observer_stand_in*> observers;  // user's observer -> its stand-in
+struct observer_registry {
+  // Recursive: the watcher calls observe() with it held, so no user's observer can be destroyed meanwhile.
+  std::recursive_mutex mutex;
+  std::condition_variable_any registered;
+  std::map<d1::task_scheduler_observer*, observer_stand_in*> stand_ins;  // user's observer -> its stand-in
+};
+
+// Never destroyed: the watcher thread uses it until the process ends, after static destructors ran.
+observer_registry& registry() {
+  static auto* const r = new observer_registry;
+  return *r;
+}
+
+void start_release_watcher();
 
 }  // namespace
 
@@ -138,23 +158,26 @@ namespace tbb::detail::r1 {
 void observe(d1::task_scheduler_observer& user, bool state) {
   static const auto f = real<void (*)(d1::task_scheduler_observer&, bool)>(
       "_ZN3tbb6detail2r17observeERNS0_2d123task_scheduler_observerEb");
-  const std::lock_guard lock(observers_mutex);
-  const auto found = observers.find(&user);
+  observer_registry& reg = registry();
+  const std::lock_guard lock(reg.mutex);
+  const auto found = reg.stand_ins.find(&user);
   if (state) {
-    if (found != observers.end()) return;  // repeated calls with the same state are no-ops, as in oneTBB
+    if (found != reg.stand_ins.end()) return;  // repeated calls with the same state are no-ops, as in oneTBB
     auto* proxy = user.my_task_arena != nullptr ? new observer_stand_in(*user.my_task_arena, user)
                                                 : new observer_stand_in(user);
     __tsan_release(proxy);
     f(*proxy, true);
-    observers.emplace(&user, proxy);
+    reg.stand_ins.emplace(&user, proxy);
+    start_release_watcher();
+    reg.registered.notify_one();
     // The user's observer is "observing" (its destructor then calls observe(false), which removes the stand-in).
     user.my_proxy.store(proxy->my_proxy.load(std::memory_order_relaxed), std::memory_order_release);
   } else {
-    if (found == observers.end()) return;
+    if (found == reg.stand_ins.end()) return;
     observer_stand_in* proxy = found->second;
     f(*proxy, false);  // returns once no callback of the stand-in (so of the user's) is running
     __tsan_acquire(proxy);
-    observers.erase(found);
+    reg.stand_ins.erase(found);
     user.my_proxy.store(nullptr, std::memory_order_release);
     delete proxy;
   }
@@ -246,3 +269,36 @@ void deallocate(d1::small_object_pool& pool, void* p, std::size_t bytes) {
 }
 
 }  // namespace tbb::detail::r1
+
+namespace {
+
+// While stand-ins are registered, looks every 200 us for those TBB has let go of (their arena freed) and removes
+// them as observe(false) does, which clears the user's record too. Runs until the process ends.
+void watch_releases() {
+  observer_registry& reg = registry();
+  std::unique_lock lock(reg.mutex);
+  for (;;) {
+    reg.registered.wait(lock, [&] { return !reg.stand_ins.empty(); });
+    std::vector<d1::task_scheduler_observer*> released;
+    for (const auto& [user, stand_in] : reg.stand_ins) {
+      if (!stand_in->is_observing()) released.push_back(user);
+    }
+    for (d1::task_scheduler_observer* user : released) {
+      __tsan_acquire(reg.stand_ins.at(user));  // the stand-in's last callback happened before TBB let go of it
+      tbb::detail::r1::observe(*user, false);
+    }
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    lock.lock();
+  }
+}
+
+void start_release_watcher() {
+  static const bool started = [] {
+    std::thread(watch_releases).detach();
+    return true;
+  }();
+  (void)started;
+}
+
+}  // namespace
