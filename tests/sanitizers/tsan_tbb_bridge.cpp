@@ -283,10 +283,8 @@ void watch_releases() {
     for (const auto& [user, stand_in] : reg.stand_ins) {
       if (!stand_in->is_observing()) released.push_back(user);
     }
-    for (d1::task_scheduler_observer* user : released) {
-      __tsan_acquire(reg.stand_ins.at(user));  // the stand-in's last callback happened before TBB let go of it
-      tbb::detail::r1::observe(*user, false);
-    }
+    // observe(false) acquires what the stand-in's last callback released, as when the user calls it.
+    for (d1::task_scheduler_observer* user : released) tbb::detail::r1::observe(*user, false);
     lock.unlock();
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     lock.lock();
@@ -294,11 +292,8 @@ void watch_releases() {
 }
 
 void start_release_watcher() {
-  static const bool started = [] {
-    std::thread(watch_releases).detach();
-    return true;
-  }();
-  (void)started;
+  static std::once_flag started;
+  std::call_once(started, [] { std::thread(watch_releases).detach(); });
 }
 
 }  // namespace
