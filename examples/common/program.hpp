@@ -178,21 +178,39 @@ struct output_claim {
   std::optional<std::filesystem::path> resume;
 };
 
+/// A refusal every rank of the job received from the one that made it, so that all of them stop alike: rank 0
+/// prints it and every rank returns `code` from main(). No MPI_Abort: under MPICH's launcher an aborting job can
+/// lose the aborting rank's last lines, and this message is the one the user needs (docs/distributed.md).
+class refused_by_job : public error {
+ public:
+  refused_by_job(int code, const std::string& what) : error(what), code_(code) {}
+  [[nodiscard]] int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
 /// Rank 0 takes the output directory's lock, applies the scripts' rule (resume from the last checkpoint, refuse,
-/// or overwrite) and tells the others where to resume from.
+/// or overwrite) and tells the others where to resume from, or that it refused (refused_by_job on every rank).
 inline output_claim claim_output_dir(const cli::training_args& args, communicator& comm) {
   output_claim claim;
-  std::string resume_text;
+  std::string outcome;  // "R<path>" resume from path (empty: afresh), "2<message>" / "1<message>" refused
   if (comm.rank() == 0) {
-    train::create_output_dir(args.output_dir);
-    claim.lock = std::make_unique<train::output_dir_lock>(args.output_dir);
-    claim.resume = train::prepare_output_dir(cli::to_output_dir_options(args));
-    resume_text = claim.resume ? claim.resume->string() : "";
+    try {
+      train::create_output_dir(args.output_dir);
+      claim.lock = std::make_unique<train::output_dir_lock>(args.output_dir);
+      claim.resume = train::prepare_output_dir(cli::to_output_dir_options(args));
+      outcome = "R" + (claim.resume ? claim.resume->string() : std::string());
+    } catch (const usage_error& e) {
+      outcome = std::string("2") + e.what();
+    } catch (const error& e) {
+      outcome = std::string("1") + e.what();
+    }
   }
-  if (comm.size() > 1) {
-    comm.broadcast_bytes(resume_text, 0);
-    if (!resume_text.empty()) claim.resume = std::filesystem::path(resume_text);
-  }
+  if (comm.size() > 1) comm.broadcast_bytes(outcome, 0);
+  if (outcome.empty()) throw error("output directory: rank 0 sent no outcome");
+  if (outcome.front() != 'R') throw refused_by_job(outcome.front() - '0', outcome.substr(1));
+  if (outcome.size() > 1) claim.resume = std::filesystem::path(outcome.substr(1));
   return claim;
 }
 
@@ -276,6 +294,12 @@ int program_main(int argc, char** argv, cli::program p, Run run) {
     for (const auto& notice : command.args.notices) say("notice: " + notice);
     train::termination_signal::install(name.c_str());  // SIGTERM / Ctrl-C: checkpoint at the next step, then exit
     return detail::run_in_layout(command.args, comm, run);
+  } catch (const refused_by_job& e) {
+    if (this_rank == 0 && world > 1)
+      std::fprintf(stderr, "%s (rank 0 of %d): %s\n", name.c_str(), world, e.what());
+    else if (this_rank == 0)
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
+    return e.code();
   } catch (const train::training_interrupted& e) {
     // Every rank stopped at the same step (they agreed on it): a normal exit, 128 + the signal as a shell reports.
     if (this_rank == 0) std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
