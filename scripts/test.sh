@@ -6,7 +6,8 @@
 #   scripts/test.sh ci-gcc ...      only the named presets (ci-gcc, ci-clang)
 #   scripts/test.sh --quick         the editing loop: the `quick` preset (test programs only, the `unit` tests),
 #                                   incremental (ccache when installed), no dependency installation
-# At the end it prints how long each phase (install, each preset's configure, build and tests) took.
+# Each preset's tests run while the next preset builds at nice 19 (below). At the end it prints how long each phase
+# (install, each preset's configure, build and tests, what was built alongside the tests) took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +57,16 @@ report_phases() {
   for phase in "${phases[@]}"; do echo "  $phase"; done
   echo "  total: ${SECONDS} s"
 }
-trap report_phases EXIT
+build_pid=""
+on_exit() {
+  # A build still running in the background (the tests before it failed) stops with the script.
+  if [[ -n $build_pid ]] && kill -0 "$build_pid" 2>/dev/null; then
+    kill -TERM -- "-$build_pid" 2>/dev/null || true
+    wait "$build_pid" 2>/dev/null || true
+  fi
+  report_phases
+}
+trap on_exit EXIT
 
 phase_start=$SECONDS
 scripts/install-deps.sh --test
@@ -68,20 +78,82 @@ jobs=$(nproc)
 # CI's figures are for a cold build: no compiler cache there, even where ccache is installed.
 configure_flags=()
 [[ ${CI:-} == true ]] && configure_flags+=(-DCPUTRAIN_CCACHE=OFF)
-for preset in "${presets[@]}"; do
-  echo "=== ${preset}: configure, build, test"
-  start=$SECONDS
-  cmake --preset "$preset" -DCPUTRAIN_TEST_DATA_DIR="${CPUTRAIN_TEST_DATA_DIR:-}" "${configure_flags[@]}" >/dev/null
-  configured=$SECONDS
-  phases+=("${preset} configure: $((configured - start)) s")
-  cmake --build --preset "$preset" -j "$jobs"
-  built=$SECONDS
-  phases+=("${preset} build: $((built - configured)) s")
-  test_rc=0
-  ctest --preset "$preset" -j "$jobs" || test_rc=$?
-  verdict=""
-  [[ $test_rc -eq 0 ]] || verdict=" (FAILED)"
-  phases+=("${preset} tests: $((SECONDS - built)) s${verdict}")
-  [[ $test_rc -eq 0 ]] || exit "$test_rc"
-  echo "=== ${preset}: passed in $((SECONDS - start)) s"
+
+configure() {  # configure <preset>
+  local start=$SECONDS
+  cmake --preset "$1" -DCPUTRAIN_TEST_DATA_DIR="${CPUTRAIN_TEST_DATA_DIR:-}" "${configure_flags[@]}" >/dev/null
+  phases+=("$1 configure: $((SECONDS - start)) s")
+}
+
+run_tests() {  # run_tests <preset>: exits with the tests' status after recording the phase
+  local start=$SECONDS rc=0 verdict=""
+  ctest --preset "$1" -j "$jobs" || rc=$?
+  [[ $rc -eq 0 ]] || verdict=" (FAILED)"
+  phases+=("$1 tests: $((SECONDS - start)) s${verdict}")
+  [[ $rc -eq 0 ]] || exit "$rc"
+}
+
+# The presets in turn, except that what no running test needs is built at the lowest CPU priority (nice 19) while
+# a preset's tests run: the next preset, and the benchmarks (target cputrain_benchmarks) of the preset before,
+# whose tests are done (some tests build targets in their own build tree, and two builds must not share one). The
+# tests leave CPU time idle (the examples wait on one another for the cores, processes start and stop, files are
+# written); the build takes only that, so the tests run about as fast as alone. Its output goes to
+# build/<preset>/background-build.log, printed if it fails. The last preset's benchmarks are built at the end.
+background_build() {  # background_build <preset whose benchmarks to build, or ""> <preset to build, or "">
+  set -e
+  local start
+  if [[ -n $2 ]]; then
+    start=$SECONDS
+    cmake --build --preset "$2" -j "$jobs"
+    echo "=== $2 build: $((SECONDS - start)) s"
+  fi
+  if [[ -n $1 ]]; then
+    start=$SECONDS
+    cmake --build --preset "$1" -j "$jobs" --target cputrain_benchmarks
+    echo "=== $1 benchmarks: $((SECONDS - start)) s"
+  fi
+}
+export -f background_build
+
+for i in "${!presets[@]}"; do
+  preset=${presets[$i]}
+  next=${presets[$((i + 1))]:-}
+  before=""
+  [[ $i -eq 0 ]] || before=${presets[$((i - 1))]}
+  if [[ $i -eq 0 ]]; then
+    echo "=== ${preset}: configure, build"
+    configure "$preset"
+    start=$SECONDS
+    cmake --build --preset "$preset" -j "$jobs"
+    phases+=("${preset} build: $((SECONDS - start)) s")
+  fi
+  [[ -z $next ]] || configure "$next"
+  if [[ -n $next$before ]]; then
+    log="build/${preset}/background-build.log"
+    echo "=== ${preset}: tests; meanwhile at nice 19 (${log}):${next:+ the ${next} build}${before:+ the benchmarks of ${before}}"
+    background_start=$SECONDS
+    # Its own process group (setsid), so that on_exit can stop all of it.
+    jobs=$jobs setsid nice -n 19 bash -c 'background_build "$@"' background_build "$before" "$next" >"$log" 2>&1 &
+    build_pid=$!
+  fi
+  run_tests "$preset"
+  if [[ -n $next$before ]]; then
+    tests_done=$SECONDS
+    build_rc=0
+    wait "$build_pid" || build_rc=$?
+    build_pid=""
+    verdict=""
+    [[ $build_rc -eq 0 ]] || verdict=" (FAILED)"
+    phases+=("built alongside ${preset}'s tests: $((SECONDS - background_start)) s, of which $((SECONDS - tests_done)) s after them${verdict}")
+    while IFS= read -r line; do phases+=("  ${line#=== }"); done < <(grep '^=== ' "$log" || true)
+    if [[ $build_rc -ne 0 ]]; then
+      tail -n 200 "$log"
+      echo "error: the build alongside ${preset}'s tests failed (all of its output: ${log})" >&2
+      exit "$build_rc"
+    fi
+  fi
 done
+last=${presets[-1]}
+start=$SECONDS
+cmake --build --preset "$last" -j "$jobs" --target cputrain_benchmarks
+phases+=("${last} benchmarks: $((SECONDS - start)) s")
