@@ -192,11 +192,13 @@ class numa_arenas {
   /// the process ended (LeakSanitizer then reports the record as leaked; see docs/sanitizers.md). TBB frees an
   /// arena once nobody references it and its last thread has left, every exit reported to the observer, and only
   /// then unregisters the observer itself. So: terminate, wait for that, and only after a timeout remove by hand.
+  /// The wait ends as soon as TBB lets go (microseconds when the process gets the CPU); its bound is generous
+  /// because a process starved by a loaded machine can take seconds to get there (docs/sanitizers.md).
   ~numa_arenas() {
     for (slot& s : slots_) s.arena->terminate();
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    const auto deadline = std::chrono::steady_clock::now() + release_timeout;
     for (slot& s : slots_) {
-      if (!s.observer->wait_released(deadline)) s.observer->close(deadline + std::chrono::seconds(1));
+      if (!s.observer->wait_released(deadline)) s.observer->close(deadline + std::chrono::seconds(5));
     }
     for (slot& s : slots_) {
       s.observer.reset();
@@ -298,6 +300,9 @@ class numa_arenas {
     }
     return slots_[i];
   }
+
+  /// How long ~numa_arenas waits for TBB to free its arenas before it unregisters the observers itself.
+  static constexpr std::chrono::seconds release_timeout{30};
 
   std::unique_ptr<tbb::global_control> parallelism_;
   std::vector<slot> slots_;
