@@ -17,6 +17,7 @@
 #include "cputrain/cli/validate_args.hpp"
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/json_nesting.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 
 namespace cputrain::cli {
 
@@ -39,8 +40,12 @@ inline std::string read_args_file(const std::filesystem::path& path) {
 
 /// run_qa's arguments from a JSON file (run_qa args.json), validated. usage_error naming the file, then the key
 /// or the flag.
-[[nodiscard]] inline training_args read_training_args_json(const std::filesystem::path& path,
-                                                           program p = program::qa) {
+[[nodiscard]] CPUTRAIN_DECL training_args read_training_args_json(const std::filesystem::path& path,
+                                                                  program p = program::qa);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+CPUTRAIN_DECL training_args read_training_args_json(const std::filesystem::path& path, program p) {
   const std::string text = detail::read_args_file(path);
   // nlohmann would stop at a NUL byte as if the input ended there; JSON text cannot contain one.
   if (const auto nul = text.find('\0'); nul != std::string::npos) {
@@ -63,5 +68,7 @@ inline std::string read_args_file(const std::filesystem::path& path) {
   }
   return args;
 }
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::cli

@@ -20,6 +20,7 @@
 #include "cputrain/cli/training_args.hpp"
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/json_message.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 
 namespace cputrain::cli {
 
@@ -126,7 +127,26 @@ inline void apply_extra_flag_from_json(training_args& args, const args_extra_fla
 }
 
 /// The arguments a JSON object holds; messages start with `source` (a file's name, or what the JSON is).
-inline training_args args_from_json(const nlohmann::ordered_json& json, std::string_view source, program p) {
+CPUTRAIN_DECL training_args args_from_json(const nlohmann::ordered_json& json, std::string_view source, program p);
+
+}  // namespace detail
+
+/// Every field of the program's (not the notices), in the scripts' order, as training_args.json in a checkpoint
+/// holds them; an unset optional is null, as Python's None.
+[[nodiscard]] CPUTRAIN_DECL nlohmann::ordered_json to_json(const training_args& args);
+
+/// The fields of a JSON object as to_json writes it (or as HfArgumentParser.parse_json_file reads it: missing keys
+/// keep their defaults). usage_error for an unknown key or a value of the wrong type, naming the key. Types only:
+/// the values are not validated, so that a checkpoint's arguments read on another machine need not find its files.
+[[nodiscard]] inline training_args from_json(const nlohmann::ordered_json& json, program p = program::qa) {
+  return detail::args_from_json(json, "training arguments JSON", p);
+}
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+namespace detail {
+
+CPUTRAIN_DECL training_args args_from_json(const nlohmann::ordered_json& json, std::string_view source, program p) {
   if (!json.is_object()) {
     throw usage_error(std::string(source) + ": the top level is " + std::string(json.type_name()) +
                       ", not a JSON object of arguments");
@@ -153,9 +173,7 @@ inline training_args args_from_json(const nlohmann::ordered_json& json, std::str
 
 }  // namespace detail
 
-/// Every field of the program's (not the notices), in the scripts' order, as training_args.json in a checkpoint
-/// holds them; an unset optional is null, as Python's None.
-[[nodiscard]] inline nlohmann::ordered_json to_json(const training_args& args) {
+CPUTRAIN_DECL nlohmann::ordered_json to_json(const training_args& args) {
   nlohmann::ordered_json json = nlohmann::ordered_json::object();
   for (const detail::args_field& f : detail::args_fields) {
     if (!f.taken_by(args.which)) continue;
@@ -173,11 +191,6 @@ inline training_args args_from_json(const nlohmann::ordered_json& json, std::str
   return json;
 }
 
-/// The fields of a JSON object as to_json writes it (or as HfArgumentParser.parse_json_file reads it: missing keys
-/// keep their defaults). usage_error for an unknown key or a value of the wrong type, naming the key. Types only:
-/// the values are not validated, so that a checkpoint's arguments read on another machine need not find its files.
-[[nodiscard]] inline training_args from_json(const nlohmann::ordered_json& json, program p = program::qa) {
-  return detail::args_from_json(json, "training arguments JSON", p);
-}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::cli

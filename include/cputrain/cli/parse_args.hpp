@@ -26,6 +26,7 @@
 #include "cputrain/cli/training_args.hpp"
 #include "cputrain/cli/validate_args.hpp"
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/train/option_checks.hpp"
 
 namespace cputrain::cli {
@@ -98,51 +99,7 @@ inline po::typed_value<std::string>* bool_value() {
 
 /// The options, grouped as --help shows them. Values stay text: converting them here gives messages that name the
 /// flag and the rule, and leaves repeated flags to the last one, as argparse does.
-inline po::options_description args_options(const std::string& caption, program p) {
-  po::options_description model("Model", 80, 40), data("Data", 80, 40), training("Training", 80, 40),
-      compat("Compatibility (accepted, no effect)", 80, 40);
-  const auto group = [&](args_group g) -> po::options_description& {
-    switch (g) {
-      case args_group::model:
-        return model;
-      case args_group::data:
-        return data;
-      case args_group::training:
-        return training;
-      case args_group::compatibility:
-        break;
-    }
-    return compat;
-  };
-  const training_args defaults = defaults_for(p);
-  for (const args_field& f : args_fields) {
-    if (!f.taken_by(p)) continue;
-    std::string help = f.help;
-    if (const std::string d = default_text(defaults, f.member); !d.empty()) help += " (default: " + d + ")";
-    if (is_bool(f.member)) {
-      group(f.group).add_options()(f.name, bool_value(), help.c_str());
-      if (has_no_flag(defaults, f.member)) {
-        const std::string no = std::string("no_") + f.name;
-        group(f.group).add_options()(no.c_str(), po::value<std::string>()->zero_tokens(),
-                                     ("Set --" + std::string(f.name) + " false").c_str());
-      }
-    } else {
-      group(f.group).add_options()(f.name, po::value<std::string>()->value_name(value_name(f.member)),
-                                   help.c_str());
-    }
-  }
-  for (const args_extra_flag& x : args_extra_flags) {
-    if (x.boolean) {
-      group(x.group).add_options()(x.name, bool_value(), x.help);
-    } else {
-      group(x.group).add_options()(x.name, po::value<std::string>()->value_name("str"), x.help);
-    }
-  }
-  po::options_description all(caption, 80, 40);
-  all.add_options()("help,h", "Print this help and exit");
-  all.add(model).add(data).add(training).add(compat);
-  return all;
-}
+CPUTRAIN_DECL po::options_description args_options(const std::string& caption, program p);
 
 /// "--do-train" is "--do_train", as HfArgumentParser registers both spellings of every flag.
 inline std::string underscored(const std::string& token) {
@@ -202,8 +159,62 @@ inline std::string unknown_flag_message(const po::unknown_option& e, const std::
 /// Program `p`'s command line, as its Python script reads it: flags (see the header comment), or a single argument
 /// ending in ".json" naming a file of them. --help or -h anywhere returns the help text instead. The arguments are
 /// validated; every mistake is a usage_error naming the flag.
-[[nodiscard]] inline parsed_command_line parse_training_args(int argc, const char* const* argv,
-                                                             cli::program p = cli::program::qa) {
+[[nodiscard]] CPUTRAIN_DECL parsed_command_line parse_training_args(int argc, const char* const* argv,
+                                                                    cli::program p = cli::program::qa);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+namespace detail {
+
+CPUTRAIN_DECL po::options_description args_options(const std::string& caption, program p) {
+  po::options_description model("Model", 80, 40), data("Data", 80, 40), training("Training", 80, 40),
+      compat("Compatibility (accepted, no effect)", 80, 40);
+  const auto group = [&](args_group g) -> po::options_description& {
+    switch (g) {
+      case args_group::model:
+        return model;
+      case args_group::data:
+        return data;
+      case args_group::training:
+        return training;
+      case args_group::compatibility:
+        break;
+    }
+    return compat;
+  };
+  const training_args defaults = defaults_for(p);
+  for (const args_field& f : args_fields) {
+    if (!f.taken_by(p)) continue;
+    std::string help = f.help;
+    if (const std::string d = default_text(defaults, f.member); !d.empty()) help += " (default: " + d + ")";
+    if (is_bool(f.member)) {
+      group(f.group).add_options()(f.name, bool_value(), help.c_str());
+      if (has_no_flag(defaults, f.member)) {
+        const std::string no = std::string("no_") + f.name;
+        group(f.group).add_options()(no.c_str(), po::value<std::string>()->zero_tokens(),
+                                     ("Set --" + std::string(f.name) + " false").c_str());
+      }
+    } else {
+      group(f.group).add_options()(f.name, po::value<std::string>()->value_name(value_name(f.member)),
+                                   help.c_str());
+    }
+  }
+  for (const args_extra_flag& x : args_extra_flags) {
+    if (x.boolean) {
+      group(x.group).add_options()(x.name, bool_value(), x.help);
+    } else {
+      group(x.group).add_options()(x.name, po::value<std::string>()->value_name("str"), x.help);
+    }
+  }
+  po::options_description all(caption, 80, 40);
+  all.add_options()("help,h", "Print this help and exit");
+  all.add(model).add(data).add(training).add(compat);
+  return all;
+}
+
+}  // namespace detail
+
+CPUTRAIN_DECL parsed_command_line parse_training_args(int argc, const char* const* argv, cli::program p) {
   namespace po = boost::program_options;
   const std::string command = argc > 0 && argv[0] != nullptr ? std::filesystem::path(argv[0]).filename().string()
                                                               : std::string(program_name(p));
@@ -243,5 +254,7 @@ inline std::string unknown_flag_message(const po::unknown_option& e, const std::
   validate(result.args);
   return result;
 }
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::cli

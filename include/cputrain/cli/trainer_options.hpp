@@ -5,6 +5,7 @@
 
 #include "cputrain/cli/args_json.hpp"
 #include "cputrain/cli/training_args.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/train/model_files.hpp"
 #include "cputrain/train/output_dir.hpp"
 #include "cputrain/train/training_options.hpp"
@@ -25,11 +26,7 @@ namespace detail {
 }  // namespace detail
 
 /// The training loop's options; each checkpoint's training_args.json records the whole arguments (to_json(args)).
-[[nodiscard]] inline train::training_options to_training_options(const training_args& args) {
-  train::training_options options = detail::loop_options(args);
-  options.recorded_arguments = to_json(args);
-  return options;
-}
+[[nodiscard]] CPUTRAIN_DECL train::training_options to_training_options(const training_args& args);
 
 /// --model_name_or_path, --config_name and --tokenizer_name, for train::find_model_files.
 [[nodiscard]] inline train::model_sources to_model_sources(const training_args& args) {
@@ -40,5 +37,15 @@ namespace detail {
 [[nodiscard]] inline train::output_dir_options to_output_dir_options(const training_args& args) {
   return {args.output_dir, args.resume_from_checkpoint, args.do_train, args.overwrite_output_dir};
 }
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+CPUTRAIN_DECL train::training_options to_training_options(const training_args& args) {
+  train::training_options options = detail::loop_options(args);
+  options.recorded_arguments = to_json(args);
+  return options;
+}
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::cli

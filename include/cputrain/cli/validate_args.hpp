@@ -12,6 +12,7 @@
 #include "cputrain/cli/trainer_options.hpp"
 #include "cputrain/cli/training_args.hpp"
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/train/option_checks.hpp"
 
 namespace cputrain::cli {
@@ -160,11 +161,17 @@ inline void validate_files(const training_args& args) {
 
 /// usage_error naming the flag, its value and the rule, for the first value that cannot run; also checks that
 /// the files and directories named exist.
-inline void validate(const training_args& args) {
+CPUTRAIN_DECL void validate(const training_args& args);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+CPUTRAIN_DECL void validate(const training_args& args) {
   detail::validate_task(args);
   detail::validate_data(args);
   detail::validate_training(args);
   detail::validate_files(args);
 }
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::cli

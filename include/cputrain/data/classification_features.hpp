@@ -15,6 +15,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/nn/sequence_classification_batch.hpp"
 #include "cputrain/text/tokenizer.hpp"
@@ -57,28 +58,7 @@ class classification_features {
 
   /// The examples `indices` as a batch, padded to their longest (or to max_seq_length with pad_to_max_length).
   [[nodiscard]] nn::sequence_classification_batch batch(std::span<const std::size_t> indices,
-                                                        bool pad_to_max_length) const {
-    nn::sequence_classification_batch b;
-    b.batch = indices.size();
-    b.seq = pad_to_max_length ? max_seq_length_ : 0;
-    for (const std::size_t i : indices) b.seq = std::max<std::size_t>(b.seq, lengths_.at(i));
-    b.input_ids.assign(b.tokens(), pad_id_);
-    b.token_type_ids.assign(b.tokens(), 0);
-    b.attention_mask.assign(b.tokens(), 0);
-    for (std::size_t row = 0; row < indices.size(); ++row) {
-      const std::size_t i = indices[row], at = row * b.seq;
-      std::copy_n(ids_.begin() + static_cast<std::ptrdiff_t>(starts_[i]), lengths_[i], b.input_ids.begin() + static_cast<std::ptrdiff_t>(at));
-      std::copy_n(type_ids_.begin() + static_cast<std::ptrdiff_t>(starts_[i]), lengths_[i],
-                  b.token_type_ids.begin() + static_cast<std::ptrdiff_t>(at));
-      std::fill_n(b.attention_mask.begin() + static_cast<std::ptrdiff_t>(at), lengths_[i], 1);
-      if (labels_ == classification_labels::class_id) b.labels.push_back(class_ids_[i]);
-      if (labels_ == classification_labels::values) {
-        const auto first = values_.begin() + static_cast<std::ptrdiff_t>(i * values_per_example_);
-        b.label_values.insert(b.label_values.end(), first, first + static_cast<std::ptrdiff_t>(values_per_example_));
-      }
-    }
-    return b;
-  }
+                                                        bool pad_to_max_length) const;
 
   /// Keeps the first `n` examples (--max_train_samples).
   void truncate(std::size_t n) {
@@ -115,10 +95,40 @@ class classification_features {
 
 /// Tokenizes `examples` as run_glue.py does (truncation=True: longest first, to max_seq_length with the special
 /// tokens), in parallel. data_error naming `source` and the example for an empty text or labels that do not fit.
-[[nodiscard]] inline classification_features make_classification_features(const classification_examples& examples,
-                                                                           const text::tokenizer& tokenizer,
-                                                                           std::size_t max_seq_length,
-                                                                           const std::string& source) {
+[[nodiscard]] CPUTRAIN_DECL classification_features make_classification_features(const classification_examples& examples,
+                                                                                  const text::tokenizer& tokenizer,
+                                                                                  std::size_t max_seq_length,
+                                                                                  const std::string& source);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL nn::sequence_classification_batch classification_features::batch(std::span<const std::size_t> indices,
+                                                                              bool pad_to_max_length) const {
+  nn::sequence_classification_batch b;
+  b.batch = indices.size();
+  b.seq = pad_to_max_length ? max_seq_length_ : 0;
+  for (const std::size_t i : indices) b.seq = std::max<std::size_t>(b.seq, lengths_.at(i));
+  b.input_ids.assign(b.tokens(), pad_id_);
+  b.token_type_ids.assign(b.tokens(), 0);
+  b.attention_mask.assign(b.tokens(), 0);
+  for (std::size_t row = 0; row < indices.size(); ++row) {
+    const std::size_t i = indices[row], at = row * b.seq;
+    std::copy_n(ids_.begin() + static_cast<std::ptrdiff_t>(starts_[i]), lengths_[i], b.input_ids.begin() + static_cast<std::ptrdiff_t>(at));
+    std::copy_n(type_ids_.begin() + static_cast<std::ptrdiff_t>(starts_[i]), lengths_[i],
+                b.token_type_ids.begin() + static_cast<std::ptrdiff_t>(at));
+    std::fill_n(b.attention_mask.begin() + static_cast<std::ptrdiff_t>(at), lengths_[i], 1);
+    if (labels_ == classification_labels::class_id) b.labels.push_back(class_ids_[i]);
+    if (labels_ == classification_labels::values) {
+      const auto first = values_.begin() + static_cast<std::ptrdiff_t>(i * values_per_example_);
+      b.label_values.insert(b.label_values.end(), first, first + static_cast<std::ptrdiff_t>(values_per_example_));
+    }
+  }
+  return b;
+}
+
+CPUTRAIN_DECL classification_features make_classification_features(const classification_examples& examples,
+                                                                   const text::tokenizer& tokenizer,
+                                                                   std::size_t max_seq_length,
+                                                                   const std::string& source) {
   const std::size_t n = examples.size();
   const bool pairs = !examples.second.empty();
   if (pairs && examples.second.size() != n)
@@ -153,5 +163,6 @@ class classification_features {
   f.values_per_example_ = examples.values_per_example;
   return f;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::data

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
 
 namespace cputrain::data {
@@ -33,16 +34,44 @@ inline void same_length(std::size_t a, std::size_t b, const char* what) {
 }  // namespace detail
 
 /// The share of predictions equal to their label.
-inline double accuracy(std::span<const std::int64_t> predictions, std::span<const std::int64_t> labels) {
+CPUTRAIN_DECL double accuracy(std::span<const std::int64_t> predictions, std::span<const std::int64_t> labels);
+
+/// F1 of the positive class 1 (scikit-learn's average="binary"); 0 when there is no true or predicted positive.
+/// Throws data_error for a label or prediction outside {0, 1}, as scikit-learn refuses multiclass targets here.
+CPUTRAIN_DECL double binary_f1(std::span<const std::int64_t> predictions, std::span<const std::int64_t> labels);
+
+/// Matthews correlation over any number of classes (scikit-learn's confusion-matrix form); 0 when either side has
+/// one class only.
+CPUTRAIN_DECL double matthews_corrcoef(std::span<const std::int64_t> predictions, std::span<const std::int64_t> labels);
+
+/// Pearson's r (SciPy's pearsonr); NaN when either input is constant. Throws data_error for fewer than 2 values.
+CPUTRAIN_DECL double pearson(std::span<const double> x, std::span<const double> y);
+
+/// Ranks from 1, ties sharing their average rank (SciPy's rankdata, method "average").
+CPUTRAIN_DECL std::vector<double> average_ranks(std::span<const double> v);
+
+/// Spearman's rho (SciPy's spearmanr): Pearson's r of the average ranks.
+CPUTRAIN_DECL double spearman(std::span<const double> x, std::span<const double> y);
+
+/// What run_glue reports for a GLUE task, as the `glue` metric computes it: cola Matthews correlation; stsb Pearson
+/// and Spearman (regression: `scores`); mrpc and qqp accuracy and F1; the others accuracy. With more than one
+/// metric, combined_score is their mean. Class tasks take `predictions` and `labels`; stsb takes `scores` and
+/// `targets`. Throws data_error for a task GLUE does not have.
+CPUTRAIN_DECL std::map<std::string, double> glue_metrics(const std::string& task,
+                                                         std::span<const std::int64_t> predictions,
+                                                         std::span<const std::int64_t> labels,
+                                                         std::span<const double> scores = {},
+                                                         std::span<const double> targets = {});
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL double accuracy(std::span<const std::int64_t> predictions, std::span<const std::int64_t> labels) {
   detail::same_length(predictions.size(), labels.size(), "accuracy");
   std::size_t right = 0;
   for (std::size_t i = 0; i < labels.size(); ++i) right += predictions[i] == labels[i];
   return static_cast<double>(right) / static_cast<double>(labels.size());
 }
 
-/// F1 of the positive class 1 (scikit-learn's average="binary"); 0 when there is no true or predicted positive.
-/// Throws data_error for a label or prediction outside {0, 1}, as scikit-learn refuses multiclass targets here.
-inline double binary_f1(std::span<const std::int64_t> predictions, std::span<const std::int64_t> labels) {
+CPUTRAIN_DECL double binary_f1(std::span<const std::int64_t> predictions, std::span<const std::int64_t> labels) {
   detail::same_length(predictions.size(), labels.size(), "f1");
   double tp = 0, fp = 0, fn = 0;
   for (std::size_t i = 0; i < labels.size(); ++i) {
@@ -59,9 +88,7 @@ inline double binary_f1(std::span<const std::int64_t> predictions, std::span<con
   return denominator == 0.0 ? 0.0 : 2.0 * precision * recall / denominator;
 }
 
-/// Matthews correlation over any number of classes (scikit-learn's confusion-matrix form); 0 when either side has
-/// one class only.
-inline double matthews_corrcoef(std::span<const std::int64_t> predictions, std::span<const std::int64_t> labels) {
+CPUTRAIN_DECL double matthews_corrcoef(std::span<const std::int64_t> predictions, std::span<const std::int64_t> labels) {
   detail::same_length(predictions.size(), labels.size(), "matthews_correlation");
   std::map<std::int64_t, std::pair<double, double>> sums;  // class -> (true count, predicted count)
   double correct = 0;
@@ -82,8 +109,7 @@ inline double matthews_corrcoef(std::span<const std::int64_t> predictions, std::
   return cov_tp / std::sqrt(cov_tt * cov_pp);
 }
 
-/// Pearson's r (SciPy's pearsonr); NaN when either input is constant. Throws data_error for fewer than 2 values.
-inline double pearson(std::span<const double> x, std::span<const double> y) {
+CPUTRAIN_DECL double pearson(std::span<const double> x, std::span<const double> y) {
   detail::same_length(x.size(), y.size(), "pearson");
   if (x.size() < 2) throw data_error("pearson: needs at least 2 values");
   const auto constant = [](std::span<const double> v) {
@@ -103,8 +129,7 @@ inline double pearson(std::span<const double> x, std::span<const double> y) {
   return std::clamp(xy / (std::sqrt(xx) * std::sqrt(yy)), -1.0, 1.0);
 }
 
-/// Ranks from 1, ties sharing their average rank (SciPy's rankdata, method "average").
-inline std::vector<double> average_ranks(std::span<const double> v) {
+CPUTRAIN_DECL std::vector<double> average_ranks(std::span<const double> v) {
   std::vector<std::size_t> order(v.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
@@ -119,21 +144,17 @@ inline std::vector<double> average_ranks(std::span<const double> v) {
   return ranks;
 }
 
-/// Spearman's rho (SciPy's spearmanr): Pearson's r of the average ranks.
-inline double spearman(std::span<const double> x, std::span<const double> y) {
+CPUTRAIN_DECL double spearman(std::span<const double> x, std::span<const double> y) {
   detail::same_length(x.size(), y.size(), "spearmanr");
   const auto rx = average_ranks(x), ry = average_ranks(y);
   return pearson(rx, ry);
 }
 
-/// What run_glue reports for a GLUE task, as the `glue` metric computes it: cola Matthews correlation; stsb Pearson
-/// and Spearman (regression: `scores`); mrpc and qqp accuracy and F1; the others accuracy. With more than one
-/// metric, combined_score is their mean. Class tasks take `predictions` and `labels`; stsb takes `scores` and
-/// `targets`. Throws data_error for a task GLUE does not have.
-inline std::map<std::string, double> glue_metrics(const std::string& task, std::span<const std::int64_t> predictions,
-                                                  std::span<const std::int64_t> labels,
-                                                  std::span<const double> scores = {},
-                                                  std::span<const double> targets = {}) {
+CPUTRAIN_DECL std::map<std::string, double> glue_metrics(const std::string& task,
+                                                         std::span<const std::int64_t> predictions,
+                                                         std::span<const std::int64_t> labels,
+                                                         std::span<const double> scores,
+                                                         std::span<const double> targets) {
   std::map<std::string, double> out;
   if (task == "cola") {
     out["matthews_correlation"] = matthews_corrcoef(predictions, labels);
@@ -157,5 +178,6 @@ inline std::map<std::string, double> glue_metrics(const std::string& task, std::
   }
   return out;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::data

@@ -88,73 +88,34 @@ struct dataset_table {
   }
 
   /// The column's position in column_names; data_error naming the columns there are when it has none.
-  [[nodiscard]] std::size_t column_index(std::string_view name) const {
-    const auto it = std::find(column_names.begin(), column_names.end(), name);
-    if (it != column_names.end()) return static_cast<std::size_t>(it - column_names.begin());
-    std::string known;
-    for (const std::string& n : column_names) known += (known.empty() ? "'" : ", '") + n + "'";
-    throw data_error(source + ": no column '" + std::string(name) + "'; the columns are " + known);
-  }
+  [[nodiscard]] std::size_t column_index(std::string_view name) const;
 
   [[nodiscard]] column_type type(std::string_view column) const { return column_types[column_index(column)]; }
 
   /// The cell as read, whatever the column's type (null included). usage_error for a row past the end.
-  [[nodiscard]] const nlohmann::json& cell(std::size_t row, std::string_view column) const {
-    const std::size_t c = column_index(column);
-    if (row >= size()) {
-      throw usage_error(source + ": row " + std::to_string(row) + " asked for, but the table has " +
-                        std::to_string(size()) + " rows");
-    }
-    return columns[c][row];
-  }
+  [[nodiscard]] const nlohmann::json& cell(std::size_t row, std::string_view column) const;
 
   [[nodiscard]] bool is_null(std::size_t row, std::string_view column) const { return cell(row, column).is_null(); }
 
-  [[nodiscard]] std::int64_t integer(std::size_t row, std::string_view column) const {
-    return typed_cell(row, column, column_type::integer).get<std::int64_t>();
-  }
+  [[nodiscard]] std::int64_t integer(std::size_t row, std::string_view column) const;
 
   /// A float64 cell (NaN and infinities included: pandas reads "inf" as a number, "nan" as an empty cell).
-  [[nodiscard]] double floating(std::size_t row, std::string_view column) const {
-    return typed_cell(row, column, column_type::floating).get<double>();
-  }
+  [[nodiscard]] double floating(std::size_t row, std::string_view column) const;
 
-  [[nodiscard]] bool boolean(std::size_t row, std::string_view column) const {
-    return typed_cell(row, column, column_type::boolean).get<bool>();
-  }
+  [[nodiscard]] bool boolean(std::size_t row, std::string_view column) const;
 
-  [[nodiscard]] std::string_view string(std::size_t row, std::string_view column) const {
-    return typed_cell(row, column, column_type::string).get_ref<const std::string&>();
-  }
+  [[nodiscard]] std::string_view string(std::size_t row, std::string_view column) const;
 
-  [[nodiscard]] std::vector<std::string> strings(std::size_t row, std::string_view column) const {
-    return list<std::string>(row, column, column_type::list_of_strings);
-  }
+  [[nodiscard]] std::vector<std::string> strings(std::size_t row, std::string_view column) const;
 
-  [[nodiscard]] std::vector<std::int64_t> integers(std::size_t row, std::string_view column) const {
-    return list<std::int64_t>(row, column, column_type::list_of_integers);
-  }
+  [[nodiscard]] std::vector<std::int64_t> integers(std::size_t row, std::string_view column) const;
 
-  [[nodiscard]] std::vector<double> floats(std::size_t row, std::string_view column) const {
-    return list<double>(row, column, column_type::list_of_floats);
-  }
+  [[nodiscard]] std::vector<double> floats(std::size_t row, std::string_view column) const;
 
  private:
-  [[noreturn]] void fail(std::size_t row, std::string_view column, const std::string& problem) const {
-    throw data_error(source + ": line " + std::to_string(row_lines[row]) + ": column '" + std::string(column) +
-                     "': " + problem);
-  }
+  [[noreturn]] void fail(std::size_t row, std::string_view column, const std::string& problem) const;
 
-  const nlohmann::json& typed_cell(std::size_t row, std::string_view column, column_type want) const {
-    const nlohmann::json& value = cell(row, column);
-    const column_type have = column_types[column_index(column)];
-    if (have != want) {
-      fail(row, column, "the column is " + std::string(column_type_name(have)) + ", not " +
-                            std::string(column_type_name(want)));
-    }
-    if (value.is_null()) fail(row, column, "is null (an empty cell or a missing key)");
-    return value;
-  }
+  const nlohmann::json& typed_cell(std::size_t row, std::string_view column, column_type want) const;
 
   template <class T>
   std::vector<T> list(std::size_t row, std::string_view column, column_type want) const {
@@ -472,39 +433,7 @@ namespace cputrain::data {
 /// quoted fields may hold commas, quotes ("") and line breaks, CRLF or LF, a UTF-8 BOM is skipped, blank lines are
 /// skipped. Types as csv_column_type says. Unlike pandas, a record with more or fewer fields than the header is
 /// refused (pandas fills a short one with NaN); so is a file without rows. Throws data_error.
-[[nodiscard]] inline dataset_table parse_csv_table(std::string_view bytes, std::string source) {
-  using namespace detail::table;
-  const std::string_view text = without_bom(bytes);
-  check_utf8(text, source);
-  csv_reader reader(text, source);
-  std::vector<std::string_view> fields;
-  std::size_t line = 0;
-  if (!reader.next(fields, line)) throw data_error(source + ": the file is empty: no header and no rows");
-  dataset_table table;
-  table.column_names = csv_column_names(fields);
-  const std::size_t width = fields.size();
-  fields.clear();
-  while (reader.next(fields, line)) {
-    const std::size_t got = fields.size() - width * table.size();
-    if (got != width) {
-      fail_at_line(source, line, std::to_string(got) + (got == 1 ? " field" : " fields") + ", the header has " +
-                                     std::to_string(width));
-    }
-    table.row_lines.push_back(line);
-  }
-  table.source = std::move(source);
-  if (table.size() == 0) throw data_error(table.source + ": no rows, only the header line");
-  for (std::size_t c = 0; c < width; ++c) {
-    const csv_column column{fields, width, c};
-    const column_type type = csv_column_type(table, column);
-    std::vector<nlohmann::json> cells;
-    cells.reserve(table.size());
-    for (std::size_t r = 0; r < table.size(); ++r) cells.push_back(csv_value(column[r], type));
-    table.column_types.push_back(type);
-    table.columns.push_back(std::move(cells));
-  }
-  return table;
-}
+[[nodiscard]] CPUTRAIN_DECL dataset_table parse_csv_table(std::string_view bytes, std::string source);
 
 }  // namespace cputrain::data
 
@@ -802,7 +731,110 @@ namespace cputrain::data {
 /// pyarrow infers them: int64; float64 where integers and non-integers meet; bool; string; a list of strings,
 /// int64 or float64; null_only; anything else other. A column holding two kinds that do not unify (a string and a
 /// number, a boolean and a number) is refused, naming the lines of both. Throws data_error.
-[[nodiscard]] inline dataset_table parse_json_table(std::string_view bytes, std::string source) {
+[[nodiscard]] CPUTRAIN_DECL dataset_table parse_json_table(std::string_view bytes, std::string source);
+
+/// Reads a .csv (parse_csv_table) or .json / .jsonl file (parse_json_table), the extensions run_glue.py and
+/// run_ner.py take; any other extension is refused before the file is read. Throws data_error.
+[[nodiscard]] CPUTRAIN_DECL dataset_table read_dataset_table(const std::filesystem::path& path);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::size_t dataset_table::column_index(std::string_view name) const {
+  const auto it = std::find(column_names.begin(), column_names.end(), name);
+  if (it != column_names.end()) return static_cast<std::size_t>(it - column_names.begin());
+  std::string known;
+  for (const std::string& n : column_names) known += (known.empty() ? "'" : ", '") + n + "'";
+  throw data_error(source + ": no column '" + std::string(name) + "'; the columns are " + known);
+}
+
+CPUTRAIN_DECL const nlohmann::json& dataset_table::cell(std::size_t row, std::string_view column) const {
+  const std::size_t c = column_index(column);
+  if (row >= size()) {
+    throw usage_error(source + ": row " + std::to_string(row) + " asked for, but the table has " +
+                      std::to_string(size()) + " rows");
+  }
+  return columns[c][row];
+}
+
+CPUTRAIN_DECL std::int64_t dataset_table::integer(std::size_t row, std::string_view column) const {
+  return typed_cell(row, column, column_type::integer).get<std::int64_t>();
+}
+
+CPUTRAIN_DECL double dataset_table::floating(std::size_t row, std::string_view column) const {
+  return typed_cell(row, column, column_type::floating).get<double>();
+}
+
+CPUTRAIN_DECL bool dataset_table::boolean(std::size_t row, std::string_view column) const {
+  return typed_cell(row, column, column_type::boolean).get<bool>();
+}
+
+CPUTRAIN_DECL std::string_view dataset_table::string(std::size_t row, std::string_view column) const {
+  return typed_cell(row, column, column_type::string).get_ref<const std::string&>();
+}
+
+CPUTRAIN_DECL std::vector<std::string> dataset_table::strings(std::size_t row, std::string_view column) const {
+  return list<std::string>(row, column, column_type::list_of_strings);
+}
+
+CPUTRAIN_DECL std::vector<std::int64_t> dataset_table::integers(std::size_t row, std::string_view column) const {
+  return list<std::int64_t>(row, column, column_type::list_of_integers);
+}
+
+CPUTRAIN_DECL std::vector<double> dataset_table::floats(std::size_t row, std::string_view column) const {
+  return list<double>(row, column, column_type::list_of_floats);
+}
+
+CPUTRAIN_DECL void dataset_table::fail(std::size_t row, std::string_view column, const std::string& problem) const {
+  throw data_error(source + ": line " + std::to_string(row_lines[row]) + ": column '" + std::string(column) +
+                   "': " + problem);
+}
+
+CPUTRAIN_DECL const nlohmann::json& dataset_table::typed_cell(std::size_t row, std::string_view column,
+                                                              column_type want) const {
+  const nlohmann::json& value = cell(row, column);
+  const column_type have = column_types[column_index(column)];
+  if (have != want) {
+    fail(row, column, "the column is " + std::string(column_type_name(have)) + ", not " +
+                          std::string(column_type_name(want)));
+  }
+  if (value.is_null()) fail(row, column, "is null (an empty cell or a missing key)");
+  return value;
+}
+
+CPUTRAIN_DECL dataset_table parse_csv_table(std::string_view bytes, std::string source) {
+  using namespace detail::table;
+  const std::string_view text = without_bom(bytes);
+  check_utf8(text, source);
+  csv_reader reader(text, source);
+  std::vector<std::string_view> fields;
+  std::size_t line = 0;
+  if (!reader.next(fields, line)) throw data_error(source + ": the file is empty: no header and no rows");
+  dataset_table table;
+  table.column_names = csv_column_names(fields);
+  const std::size_t width = fields.size();
+  fields.clear();
+  while (reader.next(fields, line)) {
+    const std::size_t got = fields.size() - width * table.size();
+    if (got != width) {
+      fail_at_line(source, line, std::to_string(got) + (got == 1 ? " field" : " fields") + ", the header has " +
+                                     std::to_string(width));
+    }
+    table.row_lines.push_back(line);
+  }
+  table.source = std::move(source);
+  if (table.size() == 0) throw data_error(table.source + ": no rows, only the header line");
+  for (std::size_t c = 0; c < width; ++c) {
+    const csv_column column{fields, width, c};
+    const column_type type = csv_column_type(table, column);
+    std::vector<nlohmann::json> cells;
+    cells.reserve(table.size());
+    for (std::size_t r = 0; r < table.size(); ++r) cells.push_back(csv_value(column[r], type));
+    table.column_types.push_back(type);
+    table.columns.push_back(std::move(cells));
+  }
+  return table;
+}
+
+CPUTRAIN_DECL dataset_table parse_json_table(std::string_view bytes, std::string source) {
   using namespace detail::table;
   const std::string_view text = without_bom(bytes);
   check_utf8(text, source);
@@ -820,11 +852,6 @@ namespace cputrain::data {
   return table;
 }
 
-/// Reads a .csv (parse_csv_table) or .json / .jsonl file (parse_json_table), the extensions run_glue.py and
-/// run_ner.py take; any other extension is refused before the file is read. Throws data_error.
-[[nodiscard]] CPUTRAIN_DECL dataset_table read_dataset_table(const std::filesystem::path& path);
-
-#if CPUTRAIN_DEFINE_FUNCTIONS
 CPUTRAIN_DECL dataset_table read_dataset_table(const std::filesystem::path& path) {
   const std::string extension = path.extension().string();
   if (extension != ".csv" && extension != ".json" && extension != ".jsonl") {

@@ -104,25 +104,9 @@ struct bit_vector {
 /// chosen. Random ids are drawn from [0, id_count) (len(tokenizer)), as Python's may be any token, special or not.
 /// `sequence` tells sequences of one batch apart: the feature's index, so that data-parallel ranks drawing
 /// different features with the same key draw independent masks, and a feature's mask does not depend on its row.
-inline void mask_sequence(std::span<std::int32_t> ids, std::span<const std::uint8_t> special,
-                          std::span<std::int64_t> labels, const mlm_masking& m, std::int32_t mask_id,
-                          std::size_t id_count, std::uint64_t key, std::uint64_t sequence) {
-  if (special.size() != ids.size() || labels.size() != ids.size())
-    throw usage_error("mask_sequence: ids, special and labels must have the same length");
-  if (id_count == 0) throw usage_error("mask_sequence: id_count must be positive");
-  const std::uint64_t base = detail::mix64(detail::mix64(detail::mix64(m.seed + detail::golden_gamma) ^ key) ^ sequence);
-  for (std::size_t p = 0; p < ids.size(); ++p) {
-    labels[p] = nn::ignored_label;
-    if (special[p] != 0) continue;
-    const std::uint64_t h = detail::mix64(base + (p + 1) * detail::golden_gamma);
-    if (!(detail::unit_interval(h) < m.mlm_probability)) continue;
-    labels[p] = ids[p];
-    const double how = detail::unit_interval(detail::mix64(h ^ 0x5851f42d4c957f2dULL));
-    if (how < m.mask_replace_prob) ids[p] = mask_id;
-    else if (how < m.mask_replace_prob + m.random_replace_prob)
-      ids[p] = static_cast<std::int32_t>(detail::mix64(h ^ 0x14057b7ef767814fULL) % id_count);
-  }
-}
+CPUTRAIN_DECL void mask_sequence(std::span<std::int32_t> ids, std::span<const std::uint8_t> special,
+                                 std::span<std::int64_t> labels, const mlm_masking& m, std::int32_t mask_id,
+                                 std::size_t id_count, std::uint64_t key, std::uint64_t sequence);
 
 class mlm_features {
  public:
@@ -207,8 +191,43 @@ class mlm_features {
   mlm_masking masking_;
 };
 
-inline nn::token_classification_batch mlm_features::batch(std::span<const std::size_t> indices, mlm_padding padding,
-                                               const mlm_masking& masking, std::uint64_t key) const {
+/// Features of `texts` (a dataset's rows, in order; group_texts keeps empty ones, which still bring their
+/// special tokens), tokenized in parallel. Throws usage_error for a tokenizer without a mask token (as
+/// DataCollatorForLanguageModeling does), a max_seq_length without room for a token (line_by_line: besides the
+/// special tokens) or a masking probability outside [0, 1]; text_error when line_by_line has no padding token;
+/// data_error naming a text that cannot be tokenized (invalid UTF-8). With fewer tokens than max_seq_length in a
+/// group, group_texts makes no feature.
+CPUTRAIN_DECL mlm_features make_mlm_features(std::span<const std::string> texts, const text::tokenizer& tokenizer,
+                                             const mlm_feature_options& options);
+
+/// The same for BERT's WordPiece tokenizer.
+CPUTRAIN_DECL mlm_features make_mlm_features(std::span<const std::string> texts,
+                                             const text::bert_tokenizer& tokenizer, const mlm_feature_options& options);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void mask_sequence(std::span<std::int32_t> ids, std::span<const std::uint8_t> special,
+                                 std::span<std::int64_t> labels, const mlm_masking& m, std::int32_t mask_id,
+                                 std::size_t id_count, std::uint64_t key, std::uint64_t sequence) {
+  if (special.size() != ids.size() || labels.size() != ids.size())
+    throw usage_error("mask_sequence: ids, special and labels must have the same length");
+  if (id_count == 0) throw usage_error("mask_sequence: id_count must be positive");
+  const std::uint64_t base = detail::mix64(detail::mix64(detail::mix64(m.seed + detail::golden_gamma) ^ key) ^ sequence);
+  for (std::size_t p = 0; p < ids.size(); ++p) {
+    labels[p] = nn::ignored_label;
+    if (special[p] != 0) continue;
+    const std::uint64_t h = detail::mix64(base + (p + 1) * detail::golden_gamma);
+    if (!(detail::unit_interval(h) < m.mlm_probability)) continue;
+    labels[p] = ids[p];
+    const double how = detail::unit_interval(detail::mix64(h ^ 0x5851f42d4c957f2dULL));
+    if (how < m.mask_replace_prob) ids[p] = mask_id;
+    else if (how < m.mask_replace_prob + m.random_replace_prob)
+      ids[p] = static_cast<std::int32_t>(detail::mix64(h ^ 0x14057b7ef767814fULL) % id_count);
+  }
+}
+
+CPUTRAIN_DECL nn::token_classification_batch mlm_features::batch(std::span<const std::size_t> indices,
+                                                             mlm_padding padding, const mlm_masking& masking,
+                                                             std::uint64_t key) const {
   detail::check_masking(masking);
   nn::token_classification_batch b;
   b.batch = indices.size();
@@ -237,20 +256,6 @@ inline nn::token_classification_batch mlm_features::batch(std::span<const std::s
   return b;
 }
 
-/// Features of `texts` (a dataset's rows, in order; group_texts keeps empty ones, which still bring their
-/// special tokens), tokenized in parallel. Throws usage_error for a tokenizer without a mask token (as
-/// DataCollatorForLanguageModeling does), a max_seq_length without room for a token (line_by_line: besides the
-/// special tokens) or a masking probability outside [0, 1]; text_error when line_by_line has no padding token;
-/// data_error naming a text that cannot be tokenized (invalid UTF-8). With fewer tokens than max_seq_length in a
-/// group, group_texts makes no feature.
-CPUTRAIN_DECL mlm_features make_mlm_features(std::span<const std::string> texts, const text::tokenizer& tokenizer,
-                                             const mlm_feature_options& options);
-
-/// The same for BERT's WordPiece tokenizer.
-CPUTRAIN_DECL mlm_features make_mlm_features(std::span<const std::string> texts,
-                                             const text::bert_tokenizer& tokenizer, const mlm_feature_options& options);
-
-#if CPUTRAIN_DEFINE_FUNCTIONS
 CPUTRAIN_DECL mlm_features make_mlm_features(std::span<const std::string> texts,
                                              const text::bert_tokenizer& tokenizer, const mlm_feature_options& options) {
   return make_mlm_features(texts, text::tokenizer(tokenizer), options);

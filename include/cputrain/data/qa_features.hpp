@@ -87,31 +87,7 @@ class qa_features {
   }
 
   /// The features `indices` as a model batch, padded as asked; labels included when the features have them.
-  [[nodiscard]] nn::qa_batch batch(std::span<const std::size_t> indices, qa_padding padding) const {
-    nn::qa_batch b;
-    b.batch = indices.size();
-    b.seq = max_seq_length_;
-    if (padding == qa_padding::longest) {
-      b.seq = 0;
-      for (const std::size_t i : indices) b.seq = std::max<std::size_t>(b.seq, features_.at(i).length);
-    }
-    b.input_ids.assign(b.tokens(), pad_id_);
-    const std::int32_t context_type = specials_.second_type_id();
-    b.token_type_ids.assign(b.tokens(), 0);
-    b.attention_mask.assign(b.tokens(), 0);
-    for (std::size_t row = 0; row < indices.size(); ++row) {
-      const auto& f = features_.at(indices[row]);
-      write_ids(f, b.input_ids.data() + row * b.seq);
-      std::fill_n(b.attention_mask.data() + row * b.seq, f.length, 1);
-      std::fill(b.token_type_ids.data() + row * b.seq + f.context_begin, b.token_type_ids.data() + row * b.seq + f.length,
-                context_type);
-      if (labels_) {
-        b.start_positions.push_back(f.start_position);
-        b.end_positions.push_back(f.end_position);
-      }
-    }
-    return b;
-  }
+  [[nodiscard]] nn::qa_batch batch(std::span<const std::size_t> indices, qa_padding padding) const;
 
   /// Keeps the first `n` features (run_qa.py's --max_train_samples selects features after making them).
   void truncate(std::size_t n) {
@@ -196,6 +172,32 @@ CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const t
                                            const qa_feature_options& options);
 
 #if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL nn::qa_batch qa_features::batch(std::span<const std::size_t> indices, qa_padding padding) const {
+  nn::qa_batch b;
+  b.batch = indices.size();
+  b.seq = max_seq_length_;
+  if (padding == qa_padding::longest) {
+    b.seq = 0;
+    for (const std::size_t i : indices) b.seq = std::max<std::size_t>(b.seq, features_.at(i).length);
+  }
+  b.input_ids.assign(b.tokens(), pad_id_);
+  const std::int32_t context_type = specials_.second_type_id();
+  b.token_type_ids.assign(b.tokens(), 0);
+  b.attention_mask.assign(b.tokens(), 0);
+  for (std::size_t row = 0; row < indices.size(); ++row) {
+    const auto& f = features_.at(indices[row]);
+    write_ids(f, b.input_ids.data() + row * b.seq);
+    std::fill_n(b.attention_mask.data() + row * b.seq, f.length, 1);
+    std::fill(b.token_type_ids.data() + row * b.seq + f.context_begin, b.token_type_ids.data() + row * b.seq + f.length,
+              context_type);
+    if (labels_) {
+      b.start_positions.push_back(f.start_position);
+      b.end_positions.push_back(f.end_position);
+    }
+  }
+  return b;
+}
+
 CPUTRAIN_DECL qa_features make_qa_features(const squad_dataset& dataset, const text::bert_tokenizer& tokenizer,
                                            const qa_feature_options& options) {
   return make_qa_features(dataset, text::tokenizer(tokenizer), options);

@@ -208,8 +208,12 @@ CPUTRAIN_DECL qa_predictions_output postprocess_qa_predictions(
 /// predictions.json, nbest_predictions.json and (for SQuAD v2) null_odds.json in `dir`, named with
 /// "<prefix>_" in front when a prefix is given, in run_qa.py's layout (4-space indent, non-ASCII escaped, keys in
 /// its order). Each file is replaced atomically.
-inline void write_qa_predictions(const qa_predictions_output& out, const std::filesystem::path& dir,
-                                 const std::string& prefix = {}) {
+CPUTRAIN_DECL void write_qa_predictions(const qa_predictions_output& out, const std::filesystem::path& dir,
+                                        const std::string& prefix = {});
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void write_qa_predictions(const qa_predictions_output& out, const std::filesystem::path& dir,
+                                        const std::string& prefix) {
   const auto name = [&](const char* file) { return dir / (prefix.empty() ? std::string(file) : prefix + "_" + file); };
   const auto dump = [](const nlohmann::ordered_json& j) { return j.dump(4, ' ', true) + "\n"; };
 
@@ -241,5 +245,6 @@ inline void write_qa_predictions(const qa_predictions_output& out, const std::fi
     io::write_file_atomically(name("null_odds.json"), dump(odds));
   }
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::data

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
 
 namespace cputrain::data {
@@ -115,24 +116,8 @@ class chunker {
 
 /// seqeval's get_entities on a list of sentences: they are joined with an 'O' after each (and the one 'O'
 /// get_entities adds at the end), so positions count that 'O' too. `what` names the sequence in messages.
-[[nodiscard]] inline std::vector<entity_chunk> sentence_entities(const std::vector<std::vector<std::string>>& sentences,
-                                                                 const char* what) {
-  std::vector<entity_chunk> out;
-  chunker c;
-  std::size_t position = 0;
-  for (std::size_t s = 0; s < sentences.size(); ++s) {
-    for (std::size_t t = 0; t < sentences[s].size(); ++t) {
-      if (sentences[s][t].empty()) {
-        throw data_error(std::string("seqeval: ") + what + " tag at " + tag_place(s, t) +
-                         " is empty (tags are O, or B-, I-, E-, S- and a type)");
-      }
-      c.feed(sentences[s][t], position++, out);
-    }
-    c.feed("O", position++, out);
-  }
-  c.feed("O", position, out);
-  return out;
-}
+[[nodiscard]] CPUTRAIN_DECL std::vector<entity_chunk> sentence_entities(
+    const std::vector<std::vector<std::string>>& sentences, const char* what);
 
 /// precision, recall and F1 from counts, as seqeval's _prf_divide and F-score give them with zero_division
 /// "warn" (what evaluate passes): 0 where the denominator is 0; F1 = 2pr / (p + r), in that order of operations.
@@ -151,7 +136,42 @@ class chunker {
 /// seqeval.metrics.sequence_labeling.get_entities on one sentence (prefix tags, suffix=False): its entities in
 /// order of their last token. Tags other than O/B-/I-/E-/S- are cut the same way (seqeval only warns);
 /// data_error for an empty tag, which seqeval cannot read either.
-[[nodiscard]] inline std::vector<entity_chunk> get_entities(const std::vector<std::string>& tags) {
+[[nodiscard]] CPUTRAIN_DECL std::vector<entity_chunk> get_entities(const std::vector<std::string>& tags);
+
+/// Hugging Face's seqeval metric with its defaults (seqeval's classification_report, default mode, then
+/// accuracy_score). An entity counts as correct when the same type covers the same tokens in both. Per type and
+/// overall (micro: counts summed over the types): precision = correct / predicted, recall = correct / true,
+/// each 0 when its denominator is 0, F1 their harmonic mean or 0. overall_accuracy: equal tags over all tags.
+/// data_error, naming the sentence, when the two differ in shape; also when there are no tags at all, or an
+/// empty tag (seqeval fails on both).
+[[nodiscard]] CPUTRAIN_DECL seqeval_result seqeval(const std::vector<std::vector<std::string>>& predictions,
+                                                   const std::vector<std::vector<std::string>>& references);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+namespace detail {
+
+CPUTRAIN_DECL std::vector<entity_chunk> sentence_entities(const std::vector<std::vector<std::string>>& sentences,
+                                                         const char* what) {
+  std::vector<entity_chunk> out;
+  chunker c;
+  std::size_t position = 0;
+  for (std::size_t s = 0; s < sentences.size(); ++s) {
+    for (std::size_t t = 0; t < sentences[s].size(); ++t) {
+      if (sentences[s][t].empty()) {
+        throw data_error(std::string("seqeval: ") + what + " tag at " + tag_place(s, t) +
+                         " is empty (tags are O, or B-, I-, E-, S- and a type)");
+      }
+      c.feed(sentences[s][t], position++, out);
+    }
+    c.feed("O", position++, out);
+  }
+  c.feed("O", position, out);
+  return out;
+}
+
+}  // namespace detail
+
+CPUTRAIN_DECL std::vector<entity_chunk> get_entities(const std::vector<std::string>& tags) {
   std::vector<entity_chunk> out;
   detail::chunker c;
   for (std::size_t t = 0; t < tags.size(); ++t) {
@@ -162,14 +182,8 @@ class chunker {
   return out;
 }
 
-/// Hugging Face's seqeval metric with its defaults (seqeval's classification_report, default mode, then
-/// accuracy_score). An entity counts as correct when the same type covers the same tokens in both. Per type and
-/// overall (micro: counts summed over the types): precision = correct / predicted, recall = correct / true,
-/// each 0 when its denominator is 0, F1 their harmonic mean or 0. overall_accuracy: equal tags over all tags.
-/// data_error, naming the sentence, when the two differ in shape; also when there are no tags at all, or an
-/// empty tag (seqeval fails on both).
-[[nodiscard]] inline seqeval_result seqeval(const std::vector<std::vector<std::string>>& predictions,
-                                            const std::vector<std::vector<std::string>>& references) {
+CPUTRAIN_DECL seqeval_result seqeval(const std::vector<std::vector<std::string>>& predictions,
+                                     const std::vector<std::vector<std::string>>& references) {
   if (predictions.size() != references.size()) {
     throw data_error("seqeval: " + std::to_string(predictions.size()) + " predicted sentences but " +
                      std::to_string(references.size()) + " reference sentences");
@@ -218,5 +232,6 @@ class chunker {
   result.overall_accuracy = static_cast<double>(equal) / static_cast<double>(tokens);
   return result;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::data

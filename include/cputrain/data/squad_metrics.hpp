@@ -244,62 +244,7 @@ struct py_number {
 }  // namespace detail
 
 /// The official scripts' normalize_answer: white_space_fix(remove_articles(remove_punc(lower(s)))).
-[[nodiscard]] inline std::string normalize_answer(std::string_view s) {
-  const std::u32string text = detail::decode_lossy(s);
-
-  // lower(): str.lower(), full mappings (U+0130 becomes two code points) and the final-sigma rule.
-  std::u32string lowered;
-  lowered.reserve(text.size() + 1);
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char32_t cp = text[i];
-    if (cp == 0x130) {
-      lowered.push_back(U'i');
-      lowered.push_back(0x307);
-    } else if (cp == 0x3a3) {
-      lowered.push_back(detail::is_final_sigma(text, i) ? char32_t{0x3c2} : char32_t{0x3c3});
-    } else {
-      lowered.push_back(static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(cp))));
-    }
-  }
-
-  // remove_punc(): only the ASCII string.punctuation.
-  std::erase_if(lowered, [](char32_t cp) { return detail::is_ascii_punctuation(cp); });
-
-  // remove_articles(): re.sub(r'\b(a|an|the)\b', ' ', text) replaces exactly the maximal runs of word characters
-  // that are "a", "an" or "the" (a run is bounded by \b on both sides, and \b holds nowhere inside it).
-  std::u32string no_articles;
-  no_articles.reserve(lowered.size());
-  for (std::size_t i = 0; i < lowered.size();) {
-    if (!detail::is_python_word_char(lowered[i])) {
-      no_articles.push_back(lowered[i++]);
-      continue;
-    }
-    std::size_t end = i;
-    while (end < lowered.size() && detail::is_python_word_char(lowered[end])) ++end;
-    const std::u32string_view word(lowered.data() + i, end - i);
-    if (word == U"a" || word == U"an" || word == U"the") {
-      no_articles.push_back(U' ');
-    } else {
-      no_articles.append(word);
-    }
-    i = end;
-  }
-
-  // white_space_fix(): ' '.join(text.split()).
-  std::string out;
-  out.reserve(no_articles.size());
-  bool gap = false;
-  for (const char32_t cp : no_articles) {
-    if (detail::is_python_whitespace(cp)) {
-      gap = !out.empty();
-      continue;
-    }
-    if (gap) out.push_back(' ');
-    gap = false;
-    text::append_utf8(out, cp);
-  }
-  return out;
-}
+[[nodiscard]] CPUTRAIN_DECL std::string normalize_answer(std::string_view s);
 
 namespace detail {
 
@@ -312,73 +257,25 @@ inline normalized_answer normalize_for_scoring(std::string_view s) {
 }  // namespace detail
 
 /// evaluate-v1.1.py's exact_match_score: the normalized texts are equal.
-[[nodiscard]] inline bool exact_match_score(std::string_view prediction, std::string_view ground_truth) {
-  return normalize_answer(prediction) == normalize_answer(ground_truth);
-}
+[[nodiscard]] CPUTRAIN_DECL bool exact_match_score(std::string_view prediction, std::string_view ground_truth);
 
 /// evaluate-v1.1.py's f1_score: token F1 of the normalized texts; 0 when they share no token (so also when both
 /// are empty — unlike v2's compute_f1).
-[[nodiscard]] inline double f1_score(std::string_view prediction, std::string_view ground_truth) {
-  const auto p = detail::sorted_tokens(normalize_answer(prediction));
-  const auto g = detail::sorted_tokens(normalize_answer(ground_truth));
-  const std::size_t num_same = detail::common_token_count(p, g);
-  if (num_same == 0) return 0;
-  return detail::token_f1(num_same, p.size(), g.size());
-}
+[[nodiscard]] CPUTRAIN_DECL double f1_score(std::string_view prediction, std::string_view ground_truth);
 
 /// evaluate-v2.0.py's compute_exact: 1 if the normalized texts are equal, else 0.
-[[nodiscard]] inline int compute_exact(std::string_view a_gold, std::string_view a_pred) {
-  return normalize_answer(a_gold) == normalize_answer(a_pred) ? 1 : 0;
-}
+[[nodiscard]] CPUTRAIN_DECL int compute_exact(std::string_view a_gold, std::string_view a_pred);
 
 /// evaluate-v2.0.py's compute_f1: token F1, except that when either side has no tokens it is 1 if both have
 /// none and 0 otherwise.
-[[nodiscard]] inline double compute_f1(std::string_view a_gold, std::string_view a_pred) {
-  return detail::compute_f1_tokens(detail::sorted_tokens(normalize_answer(a_gold)),
-                                   detail::sorted_tokens(normalize_answer(a_pred)))
-      .value;
-}
+[[nodiscard]] CPUTRAIN_DECL double compute_f1(std::string_view a_gold, std::string_view a_pred);
 
 /// evaluate-v1.1.py's evaluate(): per question, the best exact match and the best F1 over its answers; a
 /// question without a prediction scores 0 and is counted in `missing`; predictions for ids the dataset does not
 /// have are ignored. Every question must have an answer (the script's max() over none fails): usage_error for a
 /// dataset with unanswerable questions (score those with evaluate_squad_v2) or without questions.
-[[nodiscard]] inline squad_v1_scores evaluate_squad_v1(const squad_dataset& dataset,
-                                                       const qa_predictions& predictions) {
-  if (dataset.examples.empty()) throw usage_error("evaluate_squad_v1: the dataset has no questions to score");
-  for (const squad_example& e : dataset.examples) {
-    if (e.is_impossible()) {
-      throw usage_error("evaluate_squad_v1: question " + detail::quote_id(e.id) +
-                        " has no answers, which SQuAD v1.1 scoring cannot score (use evaluate_squad_v2)");
-    }
-  }
-  squad_v1_scores scores;
-  scores.total = dataset.examples.size();
-  std::size_t exact_match = 0;
-  double f1 = 0;
-  for (const squad_example& e : dataset.examples) {
-    const auto prediction = predictions.find(e.id);
-    if (prediction == predictions.end()) {
-      ++scores.missing;
-      continue;
-    }
-    const detail::normalized_answer p = detail::normalize_for_scoring(prediction->second);
-    bool best_exact = false;
-    double best_f1 = 0;
-    for (std::size_t k = 0; k < e.answers.size(); ++k) {
-      const detail::normalized_answer g = detail::normalize_for_scoring(e.answers[k].text);
-      best_exact = best_exact || p.text == g.text;
-      const std::size_t num_same = detail::common_token_count(p.tokens, g.tokens);
-      const double score = num_same == 0 ? 0.0 : detail::token_f1(num_same, p.tokens.size(), g.tokens.size());
-      if (k == 0 || score > best_f1) best_f1 = score;
-    }
-    exact_match += best_exact ? 1 : 0;
-    f1 += best_f1;
-  }
-  scores.exact_match = 100.0 * static_cast<double>(exact_match) / static_cast<double>(scores.total);
-  scores.f1 = 100.0 * f1 / static_cast<double>(scores.total);
-  return scores;
-}
+[[nodiscard]] CPUTRAIN_DECL squad_v1_scores evaluate_squad_v1(const squad_dataset& dataset,
+                                                              const qa_predictions& predictions);
 
 /// evaluate-v2.0.py as Hugging Face's squad_v2 metric runs it (so best_* are always computed).
 ///
@@ -511,17 +408,137 @@ CPUTRAIN_DECL squad_v2_scores evaluate_squad_v2(const squad_dataset& dataset, co
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// {"exact_match": .., "f1": ..}, as evaluate-v1.1.py prints and Hugging Face's squad metric returns.
-[[nodiscard]] inline nlohmann::ordered_json to_json(const squad_v1_scores& s) {
+[[nodiscard]] CPUTRAIN_DECL nlohmann::ordered_json to_json(const squad_v1_scores& s);
+
+/// Hugging Face's squad_v2 result: exact, f1, total, HasAns_exact, HasAns_f1, HasAns_total, NoAns_exact,
+/// NoAns_f1, NoAns_total, best_exact, best_exact_thresh, best_f1, best_f1_thresh (the HasAns_ / NoAns_ keys
+/// only when the dataset has such questions).
+[[nodiscard]] CPUTRAIN_DECL nlohmann::ordered_json to_json(const squad_v2_scores& s);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::string normalize_answer(std::string_view s) {
+  const std::u32string text = detail::decode_lossy(s);
+
+  // lower(): str.lower(), full mappings (U+0130 becomes two code points) and the final-sigma rule.
+  std::u32string lowered;
+  lowered.reserve(text.size() + 1);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char32_t cp = text[i];
+    if (cp == 0x130) {
+      lowered.push_back(U'i');
+      lowered.push_back(0x307);
+    } else if (cp == 0x3a3) {
+      lowered.push_back(detail::is_final_sigma(text, i) ? char32_t{0x3c2} : char32_t{0x3c3});
+    } else {
+      lowered.push_back(static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(cp))));
+    }
+  }
+
+  // remove_punc(): only the ASCII string.punctuation.
+  std::erase_if(lowered, [](char32_t cp) { return detail::is_ascii_punctuation(cp); });
+
+  // remove_articles(): re.sub(r'\b(a|an|the)\b', ' ', text) replaces exactly the maximal runs of word characters
+  // that are "a", "an" or "the" (a run is bounded by \b on both sides, and \b holds nowhere inside it).
+  std::u32string no_articles;
+  no_articles.reserve(lowered.size());
+  for (std::size_t i = 0; i < lowered.size();) {
+    if (!detail::is_python_word_char(lowered[i])) {
+      no_articles.push_back(lowered[i++]);
+      continue;
+    }
+    std::size_t end = i;
+    while (end < lowered.size() && detail::is_python_word_char(lowered[end])) ++end;
+    const std::u32string_view word(lowered.data() + i, end - i);
+    if (word == U"a" || word == U"an" || word == U"the") {
+      no_articles.push_back(U' ');
+    } else {
+      no_articles.append(word);
+    }
+    i = end;
+  }
+
+  // white_space_fix(): ' '.join(text.split()).
+  std::string out;
+  out.reserve(no_articles.size());
+  bool gap = false;
+  for (const char32_t cp : no_articles) {
+    if (detail::is_python_whitespace(cp)) {
+      gap = !out.empty();
+      continue;
+    }
+    if (gap) out.push_back(' ');
+    gap = false;
+    text::append_utf8(out, cp);
+  }
+  return out;
+}
+
+CPUTRAIN_DECL bool exact_match_score(std::string_view prediction, std::string_view ground_truth) {
+  return normalize_answer(prediction) == normalize_answer(ground_truth);
+}
+
+CPUTRAIN_DECL double f1_score(std::string_view prediction, std::string_view ground_truth) {
+  const auto p = detail::sorted_tokens(normalize_answer(prediction));
+  const auto g = detail::sorted_tokens(normalize_answer(ground_truth));
+  const std::size_t num_same = detail::common_token_count(p, g);
+  if (num_same == 0) return 0;
+  return detail::token_f1(num_same, p.size(), g.size());
+}
+
+CPUTRAIN_DECL int compute_exact(std::string_view a_gold, std::string_view a_pred) {
+  return normalize_answer(a_gold) == normalize_answer(a_pred) ? 1 : 0;
+}
+
+CPUTRAIN_DECL double compute_f1(std::string_view a_gold, std::string_view a_pred) {
+  return detail::compute_f1_tokens(detail::sorted_tokens(normalize_answer(a_gold)),
+                                   detail::sorted_tokens(normalize_answer(a_pred)))
+      .value;
+}
+
+CPUTRAIN_DECL squad_v1_scores evaluate_squad_v1(const squad_dataset& dataset, const qa_predictions& predictions) {
+  if (dataset.examples.empty()) throw usage_error("evaluate_squad_v1: the dataset has no questions to score");
+  for (const squad_example& e : dataset.examples) {
+    if (e.is_impossible()) {
+      throw usage_error("evaluate_squad_v1: question " + detail::quote_id(e.id) +
+                        " has no answers, which SQuAD v1.1 scoring cannot score (use evaluate_squad_v2)");
+    }
+  }
+  squad_v1_scores scores;
+  scores.total = dataset.examples.size();
+  std::size_t exact_match = 0;
+  double f1 = 0;
+  for (const squad_example& e : dataset.examples) {
+    const auto prediction = predictions.find(e.id);
+    if (prediction == predictions.end()) {
+      ++scores.missing;
+      continue;
+    }
+    const detail::normalized_answer p = detail::normalize_for_scoring(prediction->second);
+    bool best_exact = false;
+    double best_f1 = 0;
+    for (std::size_t k = 0; k < e.answers.size(); ++k) {
+      const detail::normalized_answer g = detail::normalize_for_scoring(e.answers[k].text);
+      best_exact = best_exact || p.text == g.text;
+      const std::size_t num_same = detail::common_token_count(p.tokens, g.tokens);
+      const double score = num_same == 0 ? 0.0 : detail::token_f1(num_same, p.tokens.size(), g.tokens.size());
+      if (k == 0 || score > best_f1) best_f1 = score;
+    }
+    exact_match += best_exact ? 1 : 0;
+    f1 += best_f1;
+  }
+  scores.exact_match = 100.0 * static_cast<double>(exact_match) / static_cast<double>(scores.total);
+  scores.f1 = 100.0 * f1 / static_cast<double>(scores.total);
+  return scores;
+}
+
+CPUTRAIN_DECL nlohmann::ordered_json to_json(const squad_v1_scores& s) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   out["exact_match"] = s.exact_match;
   out["f1"] = s.f1;
   return out;
 }
 
-/// Hugging Face's squad_v2 result: exact, f1, total, HasAns_exact, HasAns_f1, HasAns_total, NoAns_exact,
-/// NoAns_f1, NoAns_total, best_exact, best_exact_thresh, best_f1, best_f1_thresh (the HasAns_ / NoAns_ keys
-/// only when the dataset has such questions).
-[[nodiscard]] inline nlohmann::ordered_json to_json(const squad_v2_scores& s) {
+CPUTRAIN_DECL nlohmann::ordered_json to_json(const squad_v2_scores& s) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   out["exact"] = s.exact;
   out["f1"] = s.f1;
@@ -540,5 +557,6 @@ CPUTRAIN_DECL squad_v2_scores evaluate_squad_v2(const squad_dataset& dataset, co
   out["best_f1_thresh"] = s.best_f1_thresh;
   return out;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::data

@@ -623,16 +623,19 @@ class squad_parser {
 
 /// Reads the text of a SQuAD file (see the header comment for the formats and the checks). `source_name` (the
 /// file's path, say) starts every message. Throws data_error.
-[[nodiscard]] inline squad_dataset parse_squad(std::string_view bytes, const std::string& source_name,
-                                               const squad_read_options& options = {}) {
-  return detail::squad_parser(source_name, options).parse(bytes);
-}
+[[nodiscard]] CPUTRAIN_DECL squad_dataset parse_squad(std::string_view bytes, const std::string& source_name,
+                                                      const squad_read_options& options = {});
 
 /// Reads a SQuAD file: data_error naming it if it cannot be opened or read, then parse_squad.
 [[nodiscard]] CPUTRAIN_DECL squad_dataset read_squad(const std::filesystem::path& file,
                                                      const squad_read_options& options = {});
 
 #if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL squad_dataset parse_squad(std::string_view bytes, const std::string& source_name,
+                                        const squad_read_options& options) {
+  return detail::squad_parser(source_name, options).parse(bytes);
+}
+
 CPUTRAIN_DECL squad_dataset read_squad(const std::filesystem::path& file, const squad_read_options& options) {
   const std::string bytes = io::read_whole_file<data_error>(file);
   return parse_squad(bytes, file.string(), options);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/squad_example.hpp"
 #include "cputrain/io/atomic_file.hpp"
 
@@ -22,7 +23,13 @@ namespace cputrain::data {
 /// (version not "1.1", or any unanswerable question), "plausible_answers" when an example has some. read_squad
 /// gives back an equal dataset when the contexts are stored in the order the examples first use them, each used
 /// (as read_squad and the demo generator store them). usage_error if an example's context_index is out of range.
-[[nodiscard]] inline std::string squad_json_text(const squad_dataset& dataset) {
+[[nodiscard]] CPUTRAIN_DECL std::string squad_json_text(const squad_dataset& dataset);
+
+/// Writes squad_json_text(dataset) to `file` atomically (io::write_file_atomically). Throws io_error.
+CPUTRAIN_DECL void write_squad_json(const squad_dataset& dataset, const std::filesystem::path& file);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::string squad_json_text(const squad_dataset& dataset) {
   using json = nlohmann::ordered_json;
   const bool v2 = dataset.version != "1.1" || dataset.has_unanswerable();
   const auto answers_json = [](const std::vector<squad_answer>& answers) {
@@ -55,9 +62,9 @@ namespace cputrain::data {
   return top.dump() + "\n";
 }
 
-/// Writes squad_json_text(dataset) to `file` atomically (io::write_file_atomically). Throws io_error.
-inline void write_squad_json(const squad_dataset& dataset, const std::filesystem::path& file) {
+CPUTRAIN_DECL void write_squad_json(const squad_dataset& dataset, const std::filesystem::path& file) {
   io::write_file_atomically(file, squad_json_text(dataset));
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::data

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/classification_features.hpp"
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/data/dataset_table.hpp"
@@ -30,7 +31,72 @@ struct text_columns {
 };
 
 /// GLUE's text columns for `task` (run_glue.py's task_to_keys); usage_error for a task GLUE does not have.
-[[nodiscard]] inline text_columns glue_columns(std::string_view task) {
+[[nodiscard]] CPUTRAIN_DECL text_columns glue_columns(std::string_view task);
+
+/// run_glue.py's choice without a task: sentence1 and sentence2 when both exist, else the first two columns that
+/// are not the label, else the first.
+[[nodiscard]] CPUTRAIN_DECL text_columns default_text_columns(const dataset_table& table,
+                                                          const std::string& label = "label");
+
+/// What the labels are and, for classification, their names by id (config.json's id2label).
+struct label_scheme {
+  enum class kind { classification, regression, multi_label } type = kind::classification;
+  std::vector<std::string> names;  // by id; one unnamed value for regression
+
+  [[nodiscard]] int num_labels() const noexcept { return type == kind::regression ? 1 : static_cast<int>(names.size()); }
+};
+
+/// GLUE's label names of `task` (the datasets' ClassLabel names); stsb is regression.
+[[nodiscard]] CPUTRAIN_DECL label_scheme glue_labels(std::string_view task);
+
+namespace detail {
+
+/// A label cell's text: the string, or the integer as Python's str() writes it.
+[[nodiscard]] inline std::string label_text(const nlohmann::json& cell) {
+  return cell.is_string() ? cell.get<std::string>() : cell.dump();
+}
+
+}  // namespace detail
+
+/// The labels of a training table as run_glue.py infers them: float64 is regression; a list column is multi-label
+/// (run_classification.py: the distinct elements, sorted); otherwise the distinct labels, sorted (numbers as numbers).
+[[nodiscard]] CPUTRAIN_DECL label_scheme infer_labels(const dataset_table& table, const std::string& column);
+
+namespace detail {
+
+/// Row r's text of `columns` joined by the delimiter; data_error for a null or empty text.
+[[nodiscard]] inline std::string row_text(const dataset_table& table, std::size_t r, const std::vector<std::string>& columns,
+                                          const std::string& delimiter) {
+  std::string out;
+  for (std::size_t k = 0; k < columns.size(); ++k) {
+    const nlohmann::json& cell = table.cell(r, columns[k]);
+    if (!cell.is_string() || cell.get_ref<const std::string&>().empty())
+      throw data_error(table.source + ": line " + std::to_string(table.row_lines[r]) + ": column '" + columns[k] +
+                       "': " + (cell.is_null() ? "no text" : cell.is_string() ? "an empty text" : "not a text: " + cell.dump()));
+    if (k > 0) out += delimiter;
+    out += cell.get_ref<const std::string&>();
+  }
+  return out;
+}
+
+/// The id of one label cell: an integer is the id itself under GLUE's names (as its ClassLabel stores them), else
+/// the position of its text among the names; data_error naming the row otherwise.
+[[nodiscard]] CPUTRAIN_DECL std::int64_t label_id(const dataset_table& table, std::size_t r, const std::string& column,
+                                                  const nlohmann::json& cell, const label_scheme& labels,
+                                                  bool integers_are_ids);
+
+}  // namespace detail
+
+/// The examples of `table` with the labels `labels` says (with_labels false: texts only, for --do_predict).
+/// `integers_are_ids`: integer labels are ids into the names (GLUE's files), not names themselves.
+[[nodiscard]] CPUTRAIN_DECL classification_examples read_classification_examples(const dataset_table& table,
+                                                                                  const text_columns& columns,
+                                                                                  const label_scheme& labels,
+                                                                                  bool with_labels,
+                                                                                  bool integers_are_ids = false);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL text_columns glue_columns(std::string_view task) {
   struct keys { const char* task; const char* first; const char* second; };
   static constexpr keys table[] = {{"cola", "sentence", nullptr},      {"mnli", "premise", "hypothesis"},
                                    {"mrpc", "sentence1", "sentence2"}, {"qnli", "question", "sentence"},
@@ -47,9 +113,7 @@ struct text_columns {
   throw usage_error("--task_name " + std::string(task) + ": not a GLUE task");
 }
 
-/// run_glue.py's choice without a task: sentence1 and sentence2 when both exist, else the first two columns that
-/// are not the label, else the first.
-[[nodiscard]] inline text_columns default_text_columns(const dataset_table& table, const std::string& label = "label") {
+CPUTRAIN_DECL text_columns default_text_columns(const dataset_table& table, const std::string& label) {
   std::vector<std::string> others;
   for (const std::string& name : table.column_names) {
     if (name != label) others.push_back(name);
@@ -68,16 +132,7 @@ struct text_columns {
   return c;
 }
 
-/// What the labels are and, for classification, their names by id (config.json's id2label).
-struct label_scheme {
-  enum class kind { classification, regression, multi_label } type = kind::classification;
-  std::vector<std::string> names;  // by id; one unnamed value for regression
-
-  [[nodiscard]] int num_labels() const noexcept { return type == kind::regression ? 1 : static_cast<int>(names.size()); }
-};
-
-/// GLUE's label names of `task` (the datasets' ClassLabel names); stsb is regression.
-[[nodiscard]] inline label_scheme glue_labels(std::string_view task) {
+CPUTRAIN_DECL label_scheme glue_labels(std::string_view task) {
   label_scheme s;
   if (task == "stsb") {
     s.type = label_scheme::kind::regression;
@@ -93,18 +148,7 @@ struct label_scheme {
   return s;
 }
 
-namespace detail {
-
-/// A label cell's text: the string, or the integer as Python's str() writes it.
-[[nodiscard]] inline std::string label_text(const nlohmann::json& cell) {
-  return cell.is_string() ? cell.get<std::string>() : cell.dump();
-}
-
-}  // namespace detail
-
-/// The labels of a training table as run_glue.py infers them: float64 is regression; a list column is multi-label
-/// (run_classification.py: the distinct elements, sorted); otherwise the distinct labels, sorted (numbers as numbers).
-[[nodiscard]] inline label_scheme infer_labels(const dataset_table& table, const std::string& column) {
+CPUTRAIN_DECL label_scheme infer_labels(const dataset_table& table, const std::string& column) {
   label_scheme s;
   const column_type type = table.type(column);
   if (type == column_type::floating) {
@@ -136,25 +180,8 @@ namespace detail {
 
 namespace detail {
 
-/// Row r's text of `columns` joined by the delimiter; data_error for a null or empty text.
-[[nodiscard]] inline std::string row_text(const dataset_table& table, std::size_t r, const std::vector<std::string>& columns,
-                                          const std::string& delimiter) {
-  std::string out;
-  for (std::size_t k = 0; k < columns.size(); ++k) {
-    const nlohmann::json& cell = table.cell(r, columns[k]);
-    if (!cell.is_string() || cell.get_ref<const std::string&>().empty())
-      throw data_error(table.source + ": line " + std::to_string(table.row_lines[r]) + ": column '" + columns[k] +
-                       "': " + (cell.is_null() ? "no text" : cell.is_string() ? "an empty text" : "not a text: " + cell.dump()));
-    if (k > 0) out += delimiter;
-    out += cell.get_ref<const std::string&>();
-  }
-  return out;
-}
-
-/// The id of one label cell: an integer is the id itself under GLUE's names (as its ClassLabel stores them), else
-/// the position of its text among the names; data_error naming the row otherwise.
-[[nodiscard]] inline std::int64_t label_id(const dataset_table& table, std::size_t r, const std::string& column,
-                                           const nlohmann::json& cell, const label_scheme& labels, bool integers_are_ids) {
+CPUTRAIN_DECL std::int64_t label_id(const dataset_table& table, std::size_t r, const std::string& column,
+                                   const nlohmann::json& cell, const label_scheme& labels, bool integers_are_ids) {
   // A CSV column mixing ids and names is text to pandas: "0" is then still GLUE's id 0.
   const bool id_text = cell.is_string() && !cell.get_ref<const std::string&>().empty() &&
                        cell.get_ref<const std::string&>().size() < 10 &&
@@ -177,11 +204,9 @@ namespace detail {
 
 }  // namespace detail
 
-/// The examples of `table` with the labels `labels` says (with_labels false: texts only, for --do_predict).
-/// `integers_are_ids`: integer labels are ids into the names (GLUE's files), not names themselves.
-[[nodiscard]] inline classification_examples read_classification_examples(const dataset_table& table, const text_columns& columns,
-                                                                           const label_scheme& labels, bool with_labels,
-                                                                           bool integers_are_ids = false) {
+CPUTRAIN_DECL classification_examples read_classification_examples(const dataset_table& table, const text_columns& columns,
+                                                                   const label_scheme& labels, bool with_labels,
+                                                                   bool integers_are_ids) {
   classification_examples ex;
   const std::size_t n = table.size();
   ex.first.reserve(n);
@@ -211,5 +236,6 @@ namespace detail {
   }
   return ex;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::data

@@ -48,26 +48,7 @@ enum class token_classification_padding { max_length, longest };
 /// run_ner's b_to_i_label: for each label, the index of the label named with every "B-" replaced by "I-" (Python's
 /// str.replace, so "B-SUB-X" looks for "I-SUI-X"), its first occurrence, when the label starts with "B-" and that
 /// name is in the list; otherwise the label itself.
-[[nodiscard]] inline std::vector<std::int32_t> b_to_i_labels(const std::vector<std::string>& label_list) {
-  std::vector<std::int32_t> out(label_list.size());
-  for (std::size_t i = 0; i < label_list.size(); ++i) {
-    out[i] = static_cast<std::int32_t>(i);
-    const std::string& label = label_list[i];
-    if (!label.starts_with("B-")) continue;
-    std::string inside;
-    for (std::size_t pos = 0; pos < label.size();) {
-      if (label.compare(pos, 2, "B-") == 0) {
-        inside += "I-";
-        pos += 2;
-      } else {
-        inside += label[pos++];
-      }
-    }
-    const auto it = std::find(label_list.begin(), label_list.end(), inside);
-    if (it != label_list.end()) out[i] = static_cast<std::int32_t>(it - label_list.begin());
-  }
-  return out;
-}
+[[nodiscard]] CPUTRAIN_DECL std::vector<std::int32_t> b_to_i_labels(const std::vector<std::string>& label_list);
 
 class token_classification_features {
  public:
@@ -143,60 +124,6 @@ class token_classification_features {
   bool label_all_tokens_ = false;
 };
 
-inline nn::token_classification_batch token_classification_features::batch(
-    std::span<const std::size_t> indices, token_classification_padding padding) const {
-  nn::token_classification_batch b;
-  b.batch = indices.size();
-  b.seq = max_seq_length_;
-  if (padding == token_classification_padding::longest) {
-    b.seq = 0;
-    for (const std::size_t i : indices) b.seq = std::max<std::size_t>(b.seq, length(i));
-  }
-  // Every array [batch, seq], padded on the right as the tokenizer's padding_side defaults to.
-  b.input_ids.assign(b.tokens(), pad_id_);
-  b.token_type_ids.assign(b.tokens(), 0);
-  b.attention_mask.assign(b.tokens(), 0);
-  if (has_labels_) b.labels.assign(b.tokens(), nn::ignored_label);
-  for (std::size_t r = 0; r < indices.size(); ++r) {
-    const auto ids = input_ids(indices[r]);
-    std::copy(ids.begin(), ids.end(), b.input_ids.begin() + static_cast<std::ptrdiff_t>(r * b.seq));
-    std::fill_n(b.attention_mask.begin() + static_cast<std::ptrdiff_t>(r * b.seq), ids.size(), 1);
-    if (has_labels_) {
-      const auto labels = this->labels(indices[r]);
-      std::copy(labels.begin(), labels.end(), b.labels.begin() + static_cast<std::ptrdiff_t>(r * b.seq));
-    }
-  }
-  return b;
-}
-
-inline std::vector<std::int32_t> token_classification_features::word_predictions(std::size_t i,
-                                                                                 std::span<const float> logits,
-                                                                                 std::size_t num_labels) const {
-  const std::size_t n = length(i);
-  if (num_labels == 0 || logits.size() < n * num_labels)
-    throw usage_error("word_predictions: feature " + std::to_string(i) + " has " + std::to_string(n) +
-                      " tokens, so its logits need at least " + std::to_string(n) + " x num_labels (" +
-                      std::to_string(num_labels) + ") values; have " + std::to_string(logits.size()));
-  std::vector<std::int32_t> out;
-  for (std::size_t p = 0; p < n; ++p) {
-    if (!labelled(i, p)) continue;
-    const float* row = logits.data() + p * num_labels;
-    std::size_t best = 0;
-    for (std::size_t c = 0; c < num_labels && !std::isnan(row[best]); ++c)
-      if (std::isnan(row[c]) || row[c] > row[best]) best = c;
-    out.push_back(static_cast<std::int32_t>(best));
-  }
-  return out;
-}
-
-inline std::vector<std::int32_t> token_classification_features::word_labels(std::size_t i) const {
-  if (!has_labels_) throw usage_error("word_labels: these features were made without labels");
-  std::vector<std::int32_t> out;
-  for (const std::int32_t label : labels(i))
-    if (label != nn::ignored_label) out.push_back(label);
-  return out;
-}
-
 namespace detail {
 
 // run_ner's loop over word_ids: -100 for a special token, the word's label at its first token, and at the
@@ -253,6 +180,81 @@ CPUTRAIN_DECL token_classification_features make_token_classification_features(
     const token_classification_options& options);
 
 #if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::vector<std::int32_t> b_to_i_labels(const std::vector<std::string>& label_list) {
+  std::vector<std::int32_t> out(label_list.size());
+  for (std::size_t i = 0; i < label_list.size(); ++i) {
+    out[i] = static_cast<std::int32_t>(i);
+    const std::string& label = label_list[i];
+    if (!label.starts_with("B-")) continue;
+    std::string inside;
+    for (std::size_t pos = 0; pos < label.size();) {
+      if (label.compare(pos, 2, "B-") == 0) {
+        inside += "I-";
+        pos += 2;
+      } else {
+        inside += label[pos++];
+      }
+    }
+    const auto it = std::find(label_list.begin(), label_list.end(), inside);
+    if (it != label_list.end()) out[i] = static_cast<std::int32_t>(it - label_list.begin());
+  }
+  return out;
+}
+
+CPUTRAIN_DECL nn::token_classification_batch token_classification_features::batch(
+    std::span<const std::size_t> indices, token_classification_padding padding) const {
+  nn::token_classification_batch b;
+  b.batch = indices.size();
+  b.seq = max_seq_length_;
+  if (padding == token_classification_padding::longest) {
+    b.seq = 0;
+    for (const std::size_t i : indices) b.seq = std::max<std::size_t>(b.seq, length(i));
+  }
+  // Every array [batch, seq], padded on the right as the tokenizer's padding_side defaults to.
+  b.input_ids.assign(b.tokens(), pad_id_);
+  b.token_type_ids.assign(b.tokens(), 0);
+  b.attention_mask.assign(b.tokens(), 0);
+  if (has_labels_) b.labels.assign(b.tokens(), nn::ignored_label);
+  for (std::size_t r = 0; r < indices.size(); ++r) {
+    const auto ids = input_ids(indices[r]);
+    std::copy(ids.begin(), ids.end(), b.input_ids.begin() + static_cast<std::ptrdiff_t>(r * b.seq));
+    std::fill_n(b.attention_mask.begin() + static_cast<std::ptrdiff_t>(r * b.seq), ids.size(), 1);
+    if (has_labels_) {
+      const auto labels = this->labels(indices[r]);
+      std::copy(labels.begin(), labels.end(), b.labels.begin() + static_cast<std::ptrdiff_t>(r * b.seq));
+    }
+  }
+  return b;
+}
+
+CPUTRAIN_DECL std::vector<std::int32_t> token_classification_features::word_predictions(std::size_t i,
+                                                                                        std::span<const float> logits,
+                                                                                        std::size_t num_labels) const {
+  const std::size_t n = length(i);
+  if (num_labels == 0 || logits.size() < n * num_labels)
+    throw usage_error("word_predictions: feature " + std::to_string(i) + " has " + std::to_string(n) +
+                      " tokens, so its logits need at least " + std::to_string(n) + " x num_labels (" +
+                      std::to_string(num_labels) + ") values; have " + std::to_string(logits.size()));
+  std::vector<std::int32_t> out;
+  for (std::size_t p = 0; p < n; ++p) {
+    if (!labelled(i, p)) continue;
+    const float* row = logits.data() + p * num_labels;
+    std::size_t best = 0;
+    for (std::size_t c = 0; c < num_labels && !std::isnan(row[best]); ++c)
+      if (std::isnan(row[c]) || row[c] > row[best]) best = c;
+    out.push_back(static_cast<std::int32_t>(best));
+  }
+  return out;
+}
+
+CPUTRAIN_DECL std::vector<std::int32_t> token_classification_features::word_labels(std::size_t i) const {
+  if (!has_labels_) throw usage_error("word_labels: these features were made without labels");
+  std::vector<std::int32_t> out;
+  for (const std::int32_t label : labels(i))
+    if (label != nn::ignored_label) out.push_back(label);
+  return out;
+}
+
 CPUTRAIN_DECL token_classification_features make_token_classification_features(
     std::span<const token_classification_example> examples, const text::bert_tokenizer& tokenizer,
     const token_classification_options& options) {

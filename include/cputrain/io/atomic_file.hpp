@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/io_error.hpp"
 
 namespace cputrain::io {
@@ -36,24 +37,11 @@ namespace detail {
 
 /// fsync()s directory `dir`, so that renames and new entries in it survive a power cut. `what` starts the
 /// message of the io_error thrown when that fails ("checkpoint-500 was written, but its directory").
-inline void sync_directory(const std::filesystem::path& dir, const std::string& what) {
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) {
-    const int err = errno;
-    detail::throw_write_errno(what + " cannot be opened to sync it", err);
-  }
-  int rc = 0;
-  while ((rc = ::fsync(dir_fd)) != 0 && errno == EINTR) {
-  }
-  const int fsync_errno = errno;
-  ::close(dir_fd);
-  // Some file systems cannot sync a directory and say so with EINVAL; there is nothing more we could do there.
-  if (rc != 0 && fsync_errno != EINVAL) detail::throw_write_errno(what + " could not be synced", fsync_errno);
-}
+CPUTRAIN_DECL void sync_directory(const std::filesystem::path& dir, const std::string& what);
 
 class atomic_file_sink;
-inline void write_file_atomically(const std::filesystem::path& path,
-                                  const std::function<void(atomic_file_sink&)>& produce);
+CPUTRAIN_DECL void write_file_atomically(const std::filesystem::path& path,
+                                         const std::function<void(atomic_file_sink&)>& produce);
 
 /// Where a producer writes the new file's bytes. Small writes are buffered, large ones go straight to the file.
 class atomic_file_sink {
@@ -61,16 +49,7 @@ class atomic_file_sink {
   atomic_file_sink(const atomic_file_sink&) = delete;
   atomic_file_sink& operator=(const atomic_file_sink&) = delete;
 
-  void write(std::span<const std::byte> bytes) {
-    if (bytes.size() >= buffer_capacity) {
-      flush();
-      write_all(bytes.data(), bytes.size());
-    } else {
-      if (buffer_.size() + bytes.size() > buffer_capacity) flush();
-      buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
-    }
-    written_ += bytes.size();
-  }
+  void write(std::span<const std::byte> bytes);
   void write(std::string_view text) { write(std::as_bytes(std::span<const char>(text.data(), text.size()))); }
 
   /// Bytes handed to write() so far.
@@ -112,8 +91,44 @@ class atomic_file_sink {
 
 /// Replaces (or creates) `path` with what `produce` writes, atomically (see the header comment). An exception
 /// from `produce` propagates unchanged after the temporary file is removed.
-inline void write_file_atomically(const std::filesystem::path& path,
-                                  const std::function<void(atomic_file_sink&)>& produce) {
+CPUTRAIN_DECL void write_file_atomically(const std::filesystem::path& path,
+                                         const std::function<void(atomic_file_sink&)>& produce);
+
+/// Replaces (or creates) `path` with exactly `bytes`, atomically.
+CPUTRAIN_DECL void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
+
+/// Replaces (or creates) `path` with exactly `text` (no newline added), atomically.
+CPUTRAIN_DECL void write_file_atomically(const std::filesystem::path& path, std::string_view text);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void sync_directory(const std::filesystem::path& dir, const std::string& what) {
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) {
+    const int err = errno;
+    detail::throw_write_errno(what + " cannot be opened to sync it", err);
+  }
+  int rc = 0;
+  while ((rc = ::fsync(dir_fd)) != 0 && errno == EINTR) {
+  }
+  const int fsync_errno = errno;
+  ::close(dir_fd);
+  // Some file systems cannot sync a directory and say so with EINVAL; there is nothing more we could do there.
+  if (rc != 0 && fsync_errno != EINVAL) detail::throw_write_errno(what + " could not be synced", fsync_errno);
+}
+
+CPUTRAIN_DECL void atomic_file_sink::write(std::span<const std::byte> bytes) {
+  if (bytes.size() >= buffer_capacity) {
+    flush();
+    write_all(bytes.data(), bytes.size());
+  } else {
+    if (buffer_.size() + bytes.size() > buffer_capacity) flush();
+    buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
+  }
+  written_ += bytes.size();
+}
+
+CPUTRAIN_DECL void write_file_atomically(const std::filesystem::path& path,
+                                         const std::function<void(atomic_file_sink&)>& produce) {
   namespace fs = std::filesystem;
   if (!path.has_filename()) {
     throw io_error("write_file_atomically: \"" + path.string() + "\" does not name a file");
@@ -190,14 +205,13 @@ inline void write_file_atomically(const std::filesystem::path& path,
   sync_directory(dir, path.string() + " was written, but its directory");
 }
 
-/// Replaces (or creates) `path` with exactly `bytes`, atomically.
-inline void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
+CPUTRAIN_DECL void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
   write_file_atomically(path, [bytes](atomic_file_sink& out) { out.write(bytes); });
 }
 
-/// Replaces (or creates) `path` with exactly `text` (no newline added), atomically.
-inline void write_file_atomically(const std::filesystem::path& path, std::string_view text) {
+CPUTRAIN_DECL void write_file_atomically(const std::filesystem::path& path, std::string_view text) {
   write_file_atomically(path, [text](atomic_file_sink& out) { out.write(text); });
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::io

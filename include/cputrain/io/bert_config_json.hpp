@@ -221,26 +221,7 @@ inline void read_distilbert_fields(const bert_config_reader& reader, nn::bert_co
 }
 
 /// DistilBertConfig's keys, as save_pretrained writes them.
-inline nlohmann::json distilbert_config_json(const nn::bert_config& config, const std::string& class_name) {
-  return {
-      {"activation", config.hidden_act},
-      {"architectures", nlohmann::json::array({class_name})},
-      {"attention_dropout", config_float(config.attention_probs_dropout_prob)},
-      {"dim", config.hidden_size},
-      {"dropout", config_float(config.hidden_dropout_prob)},
-      {"hidden_dim", config.intermediate_size},
-      {"initializer_range", config_float(config.initializer_range)},
-      {"max_position_embeddings", config.max_position_embeddings},
-      {"model_type", "distilbert"},
-      {"n_heads", config.num_attention_heads},
-      {"n_layers", config.num_hidden_layers},
-      {"pad_token_id", config.pad_token_id},
-      {"qa_dropout", config_float(config.qa_dropout)},
-      {"seq_classif_dropout", config_float(config.seq_classif_dropout)},
-      {"sinusoidal_pos_embds", false},
-      {"vocab_size", config.vocab_size},
-  };
-}
+CPUTRAIN_DECL nlohmann::json distilbert_config_json(const nn::bert_config& config, const std::string& class_name);
 
 }  // namespace detail
 
@@ -339,7 +320,49 @@ inline void add_label_fields(const nn::bert_config& config, nlohmann::json& json
 }  // namespace detail
 
 /// Hugging Face's class-name prefix of a model_type: "Bert", "Roberta", "XLMRoberta".
-[[nodiscard]] inline std::string hf_class_prefix(const std::string& model_type) {
+[[nodiscard]] CPUTRAIN_DECL std::string hf_class_prefix(const std::string& model_type);
+
+/// Writes `config` as a config.json that transformers loads (architectures = [architecture], by default the
+/// model_type's *ForQuestionAnswering; absolute position embeddings), atomically. usage_error if the config does
+/// not validate; io_error on failure to write.
+CPUTRAIN_DECL void write_bert_config(const nn::bert_config& config, const std::filesystem::path& path,
+                                     std::string_view architecture = {});
+
+/// Writes a model's config.json with its head's Hugging Face class as `architectures` ("RobertaForSequenceClassification"),
+/// so that AutoModel and the pipelines pick the head that was trained.
+template <class Model>
+void write_model_config(const Model& model, const std::filesystem::path& path) {
+  write_bert_config(model.config(), path,
+                    hf_class_prefix(model.config().model_type) + Model::head_type::hf_class_suffix);
+}
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+namespace detail {
+
+CPUTRAIN_DECL nlohmann::json distilbert_config_json(const nn::bert_config& config, const std::string& class_name) {
+  return {
+      {"activation", config.hidden_act},
+      {"architectures", nlohmann::json::array({class_name})},
+      {"attention_dropout", config_float(config.attention_probs_dropout_prob)},
+      {"dim", config.hidden_size},
+      {"dropout", config_float(config.hidden_dropout_prob)},
+      {"hidden_dim", config.intermediate_size},
+      {"initializer_range", config_float(config.initializer_range)},
+      {"max_position_embeddings", config.max_position_embeddings},
+      {"model_type", "distilbert"},
+      {"n_heads", config.num_attention_heads},
+      {"n_layers", config.num_hidden_layers},
+      {"pad_token_id", config.pad_token_id},
+      {"qa_dropout", config_float(config.qa_dropout)},
+      {"seq_classif_dropout", config_float(config.seq_classif_dropout)},
+      {"sinusoidal_pos_embds", false},
+      {"vocab_size", config.vocab_size},
+  };
+}
+
+}  // namespace detail
+
+CPUTRAIN_DECL std::string hf_class_prefix(const std::string& model_type) {
   if (model_type == "roberta") return "Roberta";
   if (model_type == "xlm-roberta") return "XLMRoberta";
   if (model_type == "distilbert") return "DistilBert";
@@ -347,11 +370,8 @@ inline void add_label_fields(const nn::bert_config& config, nlohmann::json& json
   return "Bert";
 }
 
-/// Writes `config` as a config.json that transformers loads (architectures = [architecture], by default the
-/// model_type's *ForQuestionAnswering; absolute position embeddings), atomically. usage_error if the config does
-/// not validate; io_error on failure to write.
-inline void write_bert_config(const nn::bert_config& config, const std::filesystem::path& path,
-                              std::string_view architecture = {}) {
+CPUTRAIN_DECL void write_bert_config(const nn::bert_config& config, const std::filesystem::path& path,
+                                     std::string_view architecture) {
   config.validate();
   const std::string class_name =
       architecture.empty() ? hf_class_prefix(config.model_type) + "ForQuestionAnswering" : std::string(architecture);
@@ -387,13 +407,6 @@ inline void write_bert_config(const nn::bert_config& config, const std::filesyst
   detail::add_label_fields(config, json);
   write_file_atomically(path, json.dump(2) + "\n");
 }
-
-/// Writes a model's config.json with its head's Hugging Face class as `architectures` ("RobertaForSequenceClassification"),
-/// so that AutoModel and the pipelines pick the head that was trained.
-template <class Model>
-void write_model_config(const Model& model, const std::filesystem::path& path) {
-  write_bert_config(model.config(), path,
-                    hf_class_prefix(model.config().model_type) + Model::head_type::hf_class_suffix);
-}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::io

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/io_error.hpp"
 #include "cputrain/io/safetensors.hpp"
 #include "cputrain/nn/parameters.hpp"
@@ -34,20 +35,8 @@ namespace detail {
 /// The file tensor that holds model tensor `name` under pretrained loading, or "" when there is none: the name
 /// itself, without the family's prefix (a bare BertModel, RobertaModel, DistilBertModel or ElectraModel
 /// checkpoint), or in the TensorFlow-era LayerNorm names (gamma, beta).
-inline std::string pretrained_source(const safetensors_file& file, const std::string& name, const std::string& prefix) {
-  std::vector<std::string> candidates{name};
-  if (name.starts_with(prefix + ".")) candidates.push_back(name.substr(prefix.size() + 1));
-  std::vector<std::string> with_old_names;
-  for (const auto& c : candidates) {
-    if (c.ends_with("LayerNorm.weight")) with_old_names.push_back(c.substr(0, c.size() - 6) + "gamma");
-    if (c.ends_with("LayerNorm.bias")) with_old_names.push_back(c.substr(0, c.size() - 4) + "beta");
-  }
-  candidates.insert(candidates.end(), with_old_names.begin(), with_old_names.end());
-  for (const auto& c : candidates) {
-    if (file.contains(c)) return c;
-  }
-  return {};
-}
+CPUTRAIN_DECL std::string pretrained_source(const safetensors_file& file, const std::string& name,
+                                            const std::string& prefix);
 
 /// File tensors Hugging Face ties to a tensor the model already has (a masked-LM decoder is the word table):
 /// read as used, not reported, and not loaded twice.
@@ -62,16 +51,7 @@ std::vector<std::string> tied_copies(const Model& model) {
 
 /// Weights are floats: an I64 tensor (which safetensors_file reads, for other uses) under a weight's name is
 /// refused before anything is read, so a failed load leaves the model as it was.
-inline void require_float_weights(const safetensors_file& file, const std::vector<std::string>& names) {
-  std::string bad;
-  for (const auto& name : names) {
-    const auto& info = file.info(name);
-    if (info.dtype == dtype::i64)
-      bad += "\n  " + detail::quote_for_message(name) + " is " + std::string(to_string(info.dtype)) +
-             ", not a floating-point weight (F32, BF16 or F16)";
-  }
-  if (!bad.empty()) throw io_error(file.path().string() + ": weights of the wrong dtype:" + bad);
-}
+CPUTRAIN_DECL void require_float_weights(const safetensors_file& file, const std::vector<std::string>& names);
 
 /// Which file tensor loads into which model tensor (model name -> file name), filling the report's initialized
 /// and mismatched lists and naming the file tensors passed over for their shape in `reinitialised`; io_error
@@ -187,5 +167,38 @@ void save_weights(const Model& model, const std::filesystem::path& file_path) {
   writer.set_metadata("format", "pt");
   writer.write(file_path);
 }
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+namespace detail {
+
+CPUTRAIN_DECL std::string pretrained_source(const safetensors_file& file, const std::string& name,
+                                            const std::string& prefix) {
+  std::vector<std::string> candidates{name};
+  if (name.starts_with(prefix + ".")) candidates.push_back(name.substr(prefix.size() + 1));
+  std::vector<std::string> with_old_names;
+  for (const auto& c : candidates) {
+    if (c.ends_with("LayerNorm.weight")) with_old_names.push_back(c.substr(0, c.size() - 6) + "gamma");
+    if (c.ends_with("LayerNorm.bias")) with_old_names.push_back(c.substr(0, c.size() - 4) + "beta");
+  }
+  candidates.insert(candidates.end(), with_old_names.begin(), with_old_names.end());
+  for (const auto& c : candidates) {
+    if (file.contains(c)) return c;
+  }
+  return {};
+}
+
+CPUTRAIN_DECL void require_float_weights(const safetensors_file& file, const std::vector<std::string>& names) {
+  std::string bad;
+  for (const auto& name : names) {
+    const auto& info = file.info(name);
+    if (info.dtype == dtype::i64)
+      bad += "\n  " + detail::quote_for_message(name) + " is " + std::string(to_string(info.dtype)) +
+             ", not a floating-point weight (F32, BF16 or F16)";
+  }
+  if (!bad.empty()) throw io_error(file.path().string() + ": weights of the wrong dtype:" + bad);
+}
+
+}  // namespace detail
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::io

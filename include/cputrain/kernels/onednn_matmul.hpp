@@ -22,6 +22,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/policy/alloc/standard.hpp"
 
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
@@ -83,19 +84,7 @@ inline const dnnl::engine& cpu_engine() {
 }
 
 /// oneDNN's name for the instruction set it dispatches to, e.g. "avx512_core_bf16".
-[[nodiscard]] inline std::string effective_isa_name() {
-  switch (dnnl::get_effective_cpu_isa()) {
-    case dnnl::cpu_isa::sse41: return "sse41";
-    case dnnl::cpu_isa::avx: return "avx";
-    case dnnl::cpu_isa::avx2: return "avx2";
-    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
-    case dnnl::cpu_isa::avx512_core: return "avx512_core";
-    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
-    default: return "other";
-  }
-}
+[[nodiscard]] CPUTRAIN_DECL std::string effective_isa_name();
 
 namespace detail {
 
@@ -149,7 +138,63 @@ inline dnnl::memory::desc matrix_desc(std::size_t rows, std::size_t cols, std::s
   return dnnl::memory::desc({r, c}, type, transposed ? dnnl::memory::dims{1, l} : dnnl::memory::dims{l, 1});
 }
 
-inline std::unique_ptr<prepared_product> create(const product_key& key) {
+CPUTRAIN_DECL std::unique_ptr<prepared_product> create(const product_key& key);
+
+/// Shapes kept at most; a program with endlessly changing shapes gets fresh primitives past it (oneDNN's own
+/// primitive cache still spares it the kernel generation).
+inline constexpr std::size_t max_cached_products = 4096;
+
+/// The primitive for `key`, created on first use. Each thread remembers what it has looked up, so the shared
+/// table's lock is taken once per thread and shape.
+CPUTRAIN_DECL const prepared_product& prepare(const product_key& key);
+
+inline std::vector<unsigned char, alloc::allocator<unsigned char, alloc::standard>>& scratchpad(std::size_t bytes) {
+  thread_local std::vector<unsigned char, alloc::allocator<unsigned char, alloc::standard>> buffer;
+  if (buffer.size() < bytes || buffer.empty()) buffer.resize(std::max<std::size_t>(bytes, 64));
+  return buffer;
+}
+
+}  // namespace detail
+
+/// Runs the product `key` describes on the calling thread. a, b: float when !key.bf16, bf16 (as 16-bit
+/// storage) when key.bf16; c: float. m, n and k must be positive.
+inline void matmul(const product_key& key, const void* a, const void* b, float* c) {
+  detail::on_this_thread_only([&] {
+    const prepared_product& p = detail::prepare(key);
+    thread_local dnnl::stream stream(cpu_engine());
+    auto& pad = detail::scratchpad(p.scratchpad.get_size());
+    const dnnl::engine& engine = cpu_engine();
+    const detail::signals_held held;
+    p.primitive.execute(stream, {{DNNL_ARG_SRC, dnnl::memory(p.a, engine, const_cast<void*>(a))},
+                                 {DNNL_ARG_WEIGHTS, dnnl::memory(p.b, engine, const_cast<void*>(b))},
+                                 {DNNL_ARG_DST, dnnl::memory(p.c, engine, c)},
+                                 {DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, engine, pad.data())}});
+    stream.wait();
+  });
+}
+
+/// oneDNN's name for the kernel that runs `key` (creating its primitive if needed).
+[[nodiscard]] CPUTRAIN_DECL std::string implementation(const product_key& key);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+CPUTRAIN_DECL std::string effective_isa_name() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return "other";
+  }
+}
+
+namespace detail {
+
+CPUTRAIN_DECL std::unique_ptr<prepared_product> create(const product_key& key) {
   using dt = dnnl::memory::data_type;
   const dt in = key.bf16 ? dt::bf16 : dt::f32;
   auto p = std::make_unique<prepared_product>();
@@ -184,13 +229,7 @@ inline std::unique_ptr<prepared_product> create(const product_key& key) {
   return p;
 }
 
-/// Shapes kept at most; a program with endlessly changing shapes gets fresh primitives past it (oneDNN's own
-/// primitive cache still spares it the kernel generation).
-inline constexpr std::size_t max_cached_products = 4096;
-
-/// The primitive for `key`, created on first use. Each thread remembers what it has looked up, so the shared
-/// table's lock is taken once per thread and shape.
-inline const prepared_product& prepare(const product_key& key) {
+CPUTRAIN_DECL const prepared_product& prepare(const product_key& key) {
   thread_local std::unordered_map<product_key, const prepared_product*, product_key_hash> seen;
   if (const auto it = seen.find(key); it != seen.end()) return *it->second;
   static std::mutex mutex;
@@ -211,37 +250,15 @@ inline const prepared_product& prepare(const product_key& key) {
   return made;
 }
 
-inline std::vector<unsigned char, alloc::allocator<unsigned char, alloc::standard>>& scratchpad(std::size_t bytes) {
-  thread_local std::vector<unsigned char, alloc::allocator<unsigned char, alloc::standard>> buffer;
-  if (buffer.size() < bytes || buffer.empty()) buffer.resize(std::max<std::size_t>(bytes, 64));
-  return buffer;
-}
-
 }  // namespace detail
 
-/// Runs the product `key` describes on the calling thread. a, b: float when !key.bf16, bf16 (as 16-bit
-/// storage) when key.bf16; c: float. m, n and k must be positive.
-inline void matmul(const product_key& key, const void* a, const void* b, float* c) {
-  detail::on_this_thread_only([&] {
-    const prepared_product& p = detail::prepare(key);
-    thread_local dnnl::stream stream(cpu_engine());
-    auto& pad = detail::scratchpad(p.scratchpad.get_size());
-    const dnnl::engine& engine = cpu_engine();
-    const detail::signals_held held;
-    p.primitive.execute(stream, {{DNNL_ARG_SRC, dnnl::memory(p.a, engine, const_cast<void*>(a))},
-                                 {DNNL_ARG_WEIGHTS, dnnl::memory(p.b, engine, const_cast<void*>(b))},
-                                 {DNNL_ARG_DST, dnnl::memory(p.c, engine, c)},
-                                 {DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, engine, pad.data())}});
-    stream.wait();
-  });
-}
-
-/// oneDNN's name for the kernel that runs `key` (creating its primitive if needed).
-[[nodiscard]] inline std::string implementation(const product_key& key) {
+CPUTRAIN_DECL std::string implementation(const product_key& key) {
   std::string name;
   detail::on_this_thread_only([&] { name = detail::prepare(key).implementation; });
   return name;
 }
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::kernels::onednn
 

@@ -22,6 +22,7 @@
 #include <oneapi/tbb/task_scheduler_observer.h>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/machine/current_node.hpp"
 #include "cputrain/machine/thread_plan.hpp"
 #include "cputrain/machine/topology.hpp"
@@ -137,53 +138,7 @@ class numa_arenas {
   /// @throws usage_error when the plan does not match the topology (size, a negative count, no thread at all).
   /// @throws topology_error when a node given threads lists CPUs outside process_allowed_cpus(), so pinning
   ///         cannot fail later inside TBB's callbacks.
-  numa_arenas(const topology& topo, const thread_plan& plan) {
-    const std::vector<numa_node>& nodes = topo.nodes();
-    if (plan.threads_per_node.size() != nodes.size()) {
-      throw usage_error("cputrain::numa_arenas: the thread plan has " + std::to_string(plan.threads_per_node.size()) +
-                        " entries for a topology of " + std::to_string(nodes.size()) + " NUMA nodes");
-    }
-    const std::vector<int> allowed = process_allowed_cpus();
-    int total = 0;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const int threads = plan.threads_per_node[i];
-      if (threads < 0) {
-        throw usage_error("cputrain::numa_arenas: the thread plan gives node " + std::to_string(nodes[i].os_index) +
-                          " " + std::to_string(threads) + " threads");
-      }
-      if (threads == 0) continue;
-      std::vector<int> foreign;
-      for (const int cpu : nodes[i].cpus) {
-        if (!std::binary_search(allowed.begin(), allowed.end(), cpu)) foreign.push_back(cpu);
-      }
-      if (!foreign.empty()) {
-        throw topology_error("cputrain::numa_arenas: CPUs " + format_cpulist(foreign) + " of node " +
-                             std::to_string(nodes[i].os_index) + " are not in this process's affinity mask (" +
-                             format_cpulist(allowed) + ")");
-      }
-      total += threads;
-    }
-    if (total == 0) throw usage_error("cputrain::numa_arenas: the thread plan gives no node a thread");
-
-    // Workers are shared by all arenas; by default TBB keeps (hardware threads - 1) of them, fewer than the
-    // arenas need at once when a plan oversubscribes or a node's arena must run while another's is busy.
-    // Each arena can ask for `threads` workers, and the limit counts one external thread.
-    const auto wanted = static_cast<std::size_t>(total) + 1;
-    const std::size_t active = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
-    parallelism_ =
-        std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, std::max(wanted, active));
-
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (plan.threads_per_node[i] == 0) continue;
-      slot s;
-      s.node = nodes[i].os_index;
-      s.threads = plan.threads_per_node[i];
-      s.arena = std::make_unique<tbb::task_arena>(s.threads, /*reserved_for_masters=*/0);
-      s.arena->initialize();
-      s.observer = std::make_unique<detail::node_pinning_observer>(*s.arena, nodes[i]);
-      slots_.push_back(std::move(s));
-    }
-  }
+  numa_arenas(const topology& topo, const thread_plan& plan);
 
   /// Drops each arena and waits (briefly) until TBB has freed it, so no thread stays pinned or inside.
   ///
@@ -194,17 +149,7 @@ class numa_arenas {
   /// then unregisters the observer itself. So: terminate, wait for that, and only after a timeout remove by hand.
   /// The wait ends as soon as TBB lets go (microseconds when the process gets the CPU); its bound is generous
   /// because a process starved by a loaded machine can take seconds to get there (docs/sanitizers.md).
-  ~numa_arenas() {
-    for (slot& s : slots_) s.arena->terminate();
-    const auto deadline = std::chrono::steady_clock::now() + release_timeout;
-    for (slot& s : slots_) {
-      if (!s.observer->wait_released(deadline)) s.observer->close(deadline + std::chrono::seconds(5));
-    }
-    for (slot& s : slots_) {
-      s.observer.reset();
-      s.arena.reset();
-    }
-  }
+  ~numa_arenas();
 
   numa_arenas(const numa_arenas&) = delete;
   numa_arenas& operator=(const numa_arenas&) = delete;
@@ -307,5 +252,69 @@ class numa_arenas {
   std::unique_ptr<tbb::global_control> parallelism_;
   std::vector<slot> slots_;
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+CPUTRAIN_DECL numa_arenas::numa_arenas(const topology& topo, const thread_plan& plan) {
+  const std::vector<numa_node>& nodes = topo.nodes();
+  if (plan.threads_per_node.size() != nodes.size()) {
+    throw usage_error("cputrain::numa_arenas: the thread plan has " + std::to_string(plan.threads_per_node.size()) +
+                      " entries for a topology of " + std::to_string(nodes.size()) + " NUMA nodes");
+  }
+  const std::vector<int> allowed = process_allowed_cpus();
+  int total = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const int threads = plan.threads_per_node[i];
+    if (threads < 0) {
+      throw usage_error("cputrain::numa_arenas: the thread plan gives node " + std::to_string(nodes[i].os_index) +
+                        " " + std::to_string(threads) + " threads");
+    }
+    if (threads == 0) continue;
+    std::vector<int> foreign;
+    for (const int cpu : nodes[i].cpus) {
+      if (!std::binary_search(allowed.begin(), allowed.end(), cpu)) foreign.push_back(cpu);
+    }
+    if (!foreign.empty()) {
+      throw topology_error("cputrain::numa_arenas: CPUs " + format_cpulist(foreign) + " of node " +
+                           std::to_string(nodes[i].os_index) + " are not in this process's affinity mask (" +
+                           format_cpulist(allowed) + ")");
+    }
+    total += threads;
+  }
+  if (total == 0) throw usage_error("cputrain::numa_arenas: the thread plan gives no node a thread");
+
+  // Workers are shared by all arenas; by default TBB keeps (hardware threads - 1) of them, fewer than the
+  // arenas need at once when a plan oversubscribes or a node's arena must run while another's is busy.
+  // Each arena can ask for `threads` workers, and the limit counts one external thread.
+  const auto wanted = static_cast<std::size_t>(total) + 1;
+  const std::size_t active = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+  parallelism_ =
+      std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, std::max(wanted, active));
+
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (plan.threads_per_node[i] == 0) continue;
+    slot s;
+    s.node = nodes[i].os_index;
+    s.threads = plan.threads_per_node[i];
+    s.arena = std::make_unique<tbb::task_arena>(s.threads, /*reserved_for_masters=*/0);
+    s.arena->initialize();
+    s.observer = std::make_unique<detail::node_pinning_observer>(*s.arena, nodes[i]);
+    slots_.push_back(std::move(s));
+  }
+}
+
+CPUTRAIN_DECL numa_arenas::~numa_arenas() {
+  for (slot& s : slots_) s.arena->terminate();
+  const auto deadline = std::chrono::steady_clock::now() + release_timeout;
+  for (slot& s : slots_) {
+    if (!s.observer->wait_released(deadline)) s.observer->close(deadline + std::chrono::seconds(5));
+  }
+  for (slot& s : slots_) {
+    s.observer.reset();
+    s.arena.reset();
+  }
+}
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
+
 namespace cputrain {
 
 /// A CPU limit and where it was read.
@@ -118,9 +120,18 @@ std::optional<cpu_quota> smallest_on_path(const std::filesystem::path& mount, st
 
 /// The CPU limit of this process's control group, if it has one. `cgroup_root` is where the cgroup file systems
 /// are mounted and `self_cgroup` the process's membership file; tests pass their own.
-[[nodiscard]] inline std::optional<cpu_quota> read_cpu_quota(
+[[nodiscard]] CPUTRAIN_DECL std::optional<cpu_quota> read_cpu_quota(
     const std::filesystem::path& cgroup_root = "/sys/fs/cgroup",
-    const std::filesystem::path& self_cgroup = "/proc/self/cgroup") {
+    const std::filesystem::path& self_cgroup = "/proc/self/cgroup");
+
+/// Whole threads a limit of `cpus` keeps busy without throttling: a fraction of a CPU counts as one (2.5 -> 3).
+[[nodiscard]] inline int quota_cores(double cpus) {
+  return cpus <= 1 ? 1 : static_cast<int>(std::ceil(cpus - 1e-9));
+}
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::optional<cpu_quota> read_cpu_quota(const std::filesystem::path& cgroup_root,
+                                                     const std::filesystem::path& self_cgroup) {
   namespace q = detail::quota;
   const auto membership = q::read_text(self_cgroup);
   if (!membership) return std::nullopt;
@@ -147,10 +158,6 @@ std::optional<cpu_quota> smallest_on_path(const std::filesystem::path& mount, st
     return text ? q::parse_cpu_max(*text) : std::nullopt;
   });
 }
-
-/// Whole threads a limit of `cpus` keeps busy without throttling: a fraction of a CPU counts as one (2.5 -> 3).
-[[nodiscard]] inline int quota_cores(double cpus) {
-  return cpus <= 1 ? 1 : static_cast<int>(std::ceil(cpus - 1e-9));
-}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain

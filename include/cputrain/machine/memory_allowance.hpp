@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/machine/cpu_quota.hpp"
 
 namespace cputrain {
@@ -35,13 +36,7 @@ struct memory_allowance {
   }
 
   /// This allowance split evenly between `processes` that draw on the same memory (ranks on one host).
-  [[nodiscard]] memory_allowance shared_by(std::size_t processes) const {
-    if (processes <= 1 || available == unlimited) return *this;
-    memory_allowance out = *this;
-    out.available = available / processes;
-    out.source = source + ", shared by the " + std::to_string(processes) + " processes on this host";
-    return out;
-  }
+  [[nodiscard]] memory_allowance shared_by(std::size_t processes) const;
 };
 
 /// Where read_memory_allowance looks; tests pass a tree of their own.
@@ -129,7 +124,19 @@ inline void apply_address_space_limit(const memory_files& files, memory_allowanc
 
 /// What this process may still allocate (see the header comment). Files that are missing or malformed count as
 /// "no limit from there"; with none readable, available is memory_allowance::unlimited.
-[[nodiscard]] inline memory_allowance read_memory_allowance(const memory_files& files = {}) {
+[[nodiscard]] CPUTRAIN_DECL memory_allowance read_memory_allowance(const memory_files& files = {});
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+CPUTRAIN_DECL memory_allowance memory_allowance::shared_by(std::size_t processes) const {
+  if (processes <= 1 || available == unlimited) return *this;
+  memory_allowance out = *this;
+  out.available = available / processes;
+  out.source = source + ", shared by the " + std::to_string(processes) + " processes on this host";
+  return out;
+}
+
+CPUTRAIN_DECL memory_allowance read_memory_allowance(const memory_files& files) {
   namespace m = detail::memory;
   memory_allowance out;
   if (const auto available = m::proc_kib_field(files.proc / "meminfo", "MemAvailable:")) {
@@ -141,5 +148,7 @@ inline void apply_address_space_limit(const memory_files& files, memory_allowanc
   out.resident = m::proc_kib_field(files.proc / "self" / "status", "VmRSS:").value_or(0);
   return out;
 }
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain

@@ -12,27 +12,13 @@
 #include <vector>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/machine/memory_allowance.hpp"
 
 namespace cputrain {
 
 /// "191 TiB", "22.8 GiB", "512 MiB", "4.0 KiB", "100 bytes": three significant digits, binary units.
-[[nodiscard]] inline std::string format_bytes(double bytes) {
-  static constexpr const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
-  std::size_t unit = 0;
-  while (bytes >= 1024.0 && unit + 1 < std::size(units)) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  char text[64];
-  if (unit == 0) {
-    std::snprintf(text, sizeof text, "%.0f bytes", bytes);
-  } else {
-    std::snprintf(text, sizeof text, bytes < 9.995 ? "%.2f %s" : bytes < 99.95 ? "%.1f %s" : "%.0f %s", bytes,
-                  units[unit]);
-  }
-  return text;
-}
+[[nodiscard]] CPUTRAIN_DECL std::string format_bytes(double bytes);
 
 /// One thing a run allocates.
 struct memory_item {
@@ -60,34 +46,13 @@ class memory_bill {
   }
 
   /// "parameters 418 MiB, gradients 418 MiB, ...": every item, biggest first.
-  [[nodiscard]] std::string breakdown() const {
-    std::string out;
-    for (const auto* item : by_size()) {
-      if (!out.empty()) out += ", ";
-      out += item->what + " " + format_bytes(item->bytes);
-    }
-    return out;
-  }
+  [[nodiscard]] std::string breakdown() const;
 
   /// As breakdown(), each item followed by its cause the first time that cause appears (`told`: already said).
-  [[nodiscard]] std::string breakdown_with_causes(const std::string& told_already = {}) const {
-    std::string out;
-    std::vector<std::string> told{told_already};
-    for (const auto* item : by_size()) {
-      if (!out.empty()) out += ", ";
-      out += item->what + " " + format_bytes(item->bytes);
-      if (item->cause.empty() || std::find(told.begin(), told.end(), item->cause) != told.end()) continue;
-      out += " (" + item->cause + ")";
-      told.push_back(item->cause);
-    }
-    return out;
-  }
+  [[nodiscard]] std::string breakdown_with_causes(const std::string& told_already = {}) const;
 
   /// The biggest item, or nullptr for an empty bill.
-  [[nodiscard]] const memory_item* biggest() const {
-    const auto sorted = by_size();
-    return sorted.empty() ? nullptr : sorted.front();
-  }
+  [[nodiscard]] const memory_item* biggest() const;
 
  private:
   [[nodiscard]] std::vector<const memory_item*> by_size() const {
@@ -113,7 +78,55 @@ class insufficient_memory : public usage_error {
 
 /// Throws insufficient_memory unless `bill` fits in what the process may still take. The message starts with
 /// `who` ("config.json", "bert_qa") and the cause of the biggest item, then both figures and the breakdown.
-inline void require_memory(const memory_bill& bill, const memory_allowance& allowance, std::string_view who) {
+CPUTRAIN_DECL void require_memory(const memory_bill& bill, const memory_allowance& allowance, std::string_view who);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+CPUTRAIN_DECL std::string format_bytes(double bytes) {
+  static constexpr const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
+  std::size_t unit = 0;
+  while (bytes >= 1024.0 && unit + 1 < std::size(units)) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  char text[64];
+  if (unit == 0) {
+    std::snprintf(text, sizeof text, "%.0f bytes", bytes);
+  } else {
+    std::snprintf(text, sizeof text, bytes < 9.995 ? "%.2f %s" : bytes < 99.95 ? "%.1f %s" : "%.0f %s", bytes,
+                  units[unit]);
+  }
+  return text;
+}
+
+CPUTRAIN_DECL std::string memory_bill::breakdown() const {
+  std::string out;
+  for (const auto* item : by_size()) {
+    if (!out.empty()) out += ", ";
+    out += item->what + " " + format_bytes(item->bytes);
+  }
+  return out;
+}
+
+CPUTRAIN_DECL std::string memory_bill::breakdown_with_causes(const std::string& told_already) const {
+  std::string out;
+  std::vector<std::string> told{told_already};
+  for (const auto* item : by_size()) {
+    if (!out.empty()) out += ", ";
+    out += item->what + " " + format_bytes(item->bytes);
+    if (item->cause.empty() || std::find(told.begin(), told.end(), item->cause) != told.end()) continue;
+    out += " (" + item->cause + ")";
+    told.push_back(item->cause);
+  }
+  return out;
+}
+
+CPUTRAIN_DECL const memory_item* memory_bill::biggest() const {
+  const auto sorted = by_size();
+  return sorted.empty() ? nullptr : sorted.front();
+}
+
+CPUTRAIN_DECL void require_memory(const memory_bill& bill, const memory_allowance& allowance, std::string_view who) {
   if (allowance.available == memory_allowance::unlimited || bill.total() <= static_cast<double>(allowance.available))
     return;
   const memory_item* big = bill.biggest();
@@ -127,5 +140,7 @@ inline void require_memory(const memory_bill& bill, const memory_allowance& allo
           ". Make the model, the batch or the sequences smaller, or run where there is more memory";
   throw insufficient_memory(what);
 }
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/machine/thread_plan.hpp"
 #include "cputrain/machine/topology.hpp"
 
@@ -33,19 +34,23 @@ struct process_layout {
   thread_plan threads;  // threads per node, parallel to nodes.nodes()
   std::vector<std::string> warnings;
 
-  [[nodiscard]] std::string describe() const {
-    std::ostringstream out;
-    out << "rank " << rank << "/" << world_size << " (local " << local_rank << "/" << local_size << ") on "
-        << host << ": " << threads.total() << " threads (" << threads.reason << ")\n";
-    const auto& ns = nodes.nodes();
-    for (std::size_t i = 0; i < ns.size(); ++i) {
-      out << "  NUMA node " << ns[i].os_index << ": cpus " << format_cpulist(ns[i].cpus) << ", " << ns[i].cores
-          << " cores, " << threads.threads_per_node[i] << " threads\n";
-    }
-    for (const auto& w : threads.warnings) out << "  warning: " << w << "\n";
-    for (const auto& w : warnings) out << "  warning: " << w << "\n";
-    return out.str();
-  }
+  [[nodiscard]] std::string describe() const;
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::string process_layout::describe() const {
+  std::ostringstream out;
+  out << "rank " << rank << "/" << world_size << " (local " << local_rank << "/" << local_size << ") on "
+      << host << ": " << threads.total() << " threads (" << threads.reason << ")\n";
+  const auto& ns = nodes.nodes();
+  for (std::size_t i = 0; i < ns.size(); ++i) {
+    out << "  NUMA node " << ns[i].os_index << ": cpus " << format_cpulist(ns[i].cpus) << ", " << ns[i].cores
+        << " cores, " << threads.threads_per_node[i] << " threads\n";
+  }
+  for (const auto& w : threads.warnings) out << "  warning: " << w << "\n";
+  for (const auto& w : warnings) out << "  warning: " << w << "\n";
+  return out.str();
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/machine/thread_plan.hpp"
 #include "cputrain/machine/topology.hpp"
 
@@ -52,7 +53,19 @@ inline std::vector<int> cpu_intersection(std::span<const int> a, std::span<const
 
 /// Places rank `rank` of `ranks` (every rank's view, in rank order) on one NUMA node of `topo` (this rank's
 /// topology, already restricted to the CPUs it may use).
-[[nodiscard]] inline rank_placement place_rank(const topology& topo, std::span<const rank_view> ranks, int rank) {
+[[nodiscard]] CPUTRAIN_DECL rank_placement place_rank(const topology& topo, std::span<const rank_view> ranks,
+                                                     int rank);
+
+/// A warning when the launcher bound a rank to a single CPU although its host has more CPUs than ranks on it:
+/// Open MPI's mpirun binds each rank to one core when it starts two or fewer (the `mpirun -n 2` of one rank per
+/// socket), and the library respects a launcher's binding, so such a rank would train on one thread.
+/// `host_cpus`: the host's online CPUs (0: unknown, no warning).
+[[nodiscard]] CPUTRAIN_DECL std::optional<std::string> single_cpu_binding_warning(std::size_t allowed_cpus,
+                                                                                  int host_cpus, int local_size);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+CPUTRAIN_DECL rank_placement place_rank(const topology& topo, std::span<const rank_view> ranks, int rank) {
   if (rank < 0 || static_cast<std::size_t>(rank) >= ranks.size())
     throw usage_error("cputrain::place_rank: rank " + std::to_string(rank) + " of " + std::to_string(ranks.size()));
   const auto& nodes = topo.nodes();
@@ -120,17 +133,15 @@ inline std::vector<int> cpu_intersection(std::span<const int> a, std::span<const
   return out;
 }
 
-/// A warning when the launcher bound a rank to a single CPU although its host has more CPUs than ranks on it:
-/// Open MPI's mpirun binds each rank to one core when it starts two or fewer (the `mpirun -n 2` of one rank per
-/// socket), and the library respects a launcher's binding, so such a rank would train on one thread.
-/// `host_cpus`: the host's online CPUs (0: unknown, no warning).
-[[nodiscard]] inline std::optional<std::string> single_cpu_binding_warning(std::size_t allowed_cpus, int host_cpus,
-                                                                           int local_size) {
+CPUTRAIN_DECL std::optional<std::string> single_cpu_binding_warning(std::size_t allowed_cpus, int host_cpus,
+                                                                    int local_size) {
   if (allowed_cpus != 1 || host_cpus <= local_size) return std::nullopt;
   return "bound to 1 CPU by the launcher although the host has " + std::to_string(host_cpus) + " CPUs for " +
          std::to_string(local_size) + (local_size == 1 ? " rank" : " ranks") +
          " (Open MPI binds 2 or fewer ranks to one core each): unless that is meant, start mpirun with --bind-to "
          "none and each rank takes its NUMA node's CPUs";
 }
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain

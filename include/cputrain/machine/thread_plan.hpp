@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/machine/cpu_quota.hpp"
 #include "cputrain/machine/topology.hpp"
 
@@ -132,8 +133,13 @@ inline std::vector<int> split_threads(const topology& topo, int total, std::vect
 
 /// Threads per node of `topo` for `request`; `getenv` reads the environment (tests pass their own).
 /// @throws usage_error when request.threads < 1, or OMP_NUM_THREADS is consulted and is not a thread count.
-inline thread_plan plan_threads(const topology& topo, const thread_request& request = {},
-                                const std::function<const char*(const char*)>& getenv = detail::system_getenv) {
+CPUTRAIN_DECL thread_plan plan_threads(const topology& topo, const thread_request& request = {},
+                                       const std::function<const char*(const char*)>& getenv = detail::system_getenv);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+CPUTRAIN_DECL thread_plan plan_threads(const topology& topo, const thread_request& request,
+                                       const std::function<const char*(const char*)>& getenv) {
   thread_plan plan;
   const char* omp = (request.honour_omp_num_threads && getenv) ? getenv("OMP_NUM_THREADS") : nullptr;
   std::optional<cpu_quota> limit = request.cpu_limit;
@@ -184,5 +190,7 @@ inline thread_plan plan_threads(const topology& topo, const thread_request& requ
   }
   return plan;
 }
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain

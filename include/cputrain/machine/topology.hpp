@@ -37,6 +37,7 @@
 #endif
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/machine/current_node.hpp"
 
 namespace cputrain {
@@ -146,76 +147,16 @@ inline long long parse_nonnegative(std::string_view text, const std::filesystem:
 /// An empty (or all-blank) list is valid and gives {}: memory-only NUMA nodes have one.
 /// @param what names where the text came from (a file path, a flag) for the error message.
 /// @throws topology_error naming `what` and quoting the text when it is malformed.
-inline std::vector<int> parse_cpulist(std::string_view text, std::string_view what) {
-  const std::string_view list = detail::topo::trim(text);
-  std::vector<int> cpus;
-  if (list.empty()) return cpus;
-  const auto fail = [&](std::string_view reason) -> topology_error {
-    return topology_error("cputrain: bad CPU list \"" + std::string(list) + "\" in " + std::string(what) + ": " +
-                          std::string(reason));
-  };
-  const auto number = [&](std::string_view digits) {
-    int value = -1;
-    if (digits.empty() || digits.front() < '0' || digits.front() > '9') throw fail("expected a CPU number");
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > detail::topo::max_cpu_index)) {
-      throw fail("CPU number above " + std::to_string(detail::topo::max_cpu_index));
-    }
-    if (ec != std::errc() || end != digits.data() + digits.size()) throw fail("expected a CPU number");
-    return value;
-  };
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = list.find(',', start);
-    const std::string_view item = list.substr(start, comma == std::string_view::npos ? list.npos : comma - start);
-    const std::size_t dash = item.find('-');
-    if (dash == std::string_view::npos) {
-      cpus.push_back(number(item));
-    } else {
-      const int first = number(item.substr(0, dash));
-      const int last = number(item.substr(dash + 1));
-      if (last < first) throw fail("range " + std::string(item) + " runs backwards");
-      for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
-    }
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  return cpus;
-}
+CPUTRAIN_DECL std::vector<int> parse_cpulist(std::string_view text, std::string_view what);
 
 /// The inverse of parse_cpulist: {0,1,2,3,8,10,11} -> "0-3,8,10-11" (sorts a copy first).
-inline std::string format_cpulist(std::span<const int> cpus) {
-  std::vector<int> sorted(cpus.begin(), cpus.end());
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  std::string text;
-  for (std::size_t i = 0; i < sorted.size();) {
-    std::size_t j = i;
-    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
-    if (!text.empty()) text += ',';
-    text += std::to_string(sorted[i]);
-    if (j > i) text += '-' + std::to_string(sorted[j]);
-    i = j + 1;
-  }
-  return text;
-}
+CPUTRAIN_DECL std::string format_cpulist(std::span<const int> cpus);
 
 /// The CPUs this process may run on, sorted: the calling thread's affinity mask (sched_getaffinity) as it was
 /// before cputrain pinned it to a node. Linux keeps a mask per thread; every thread inherits the launcher's
 /// (taskset, numactl, mpirun --bind-to), so this is the process's unless a caller re-pinned its own threads.
 /// @throws system_error when the kernel refuses.
-inline std::vector<int> process_allowed_cpus() {
-  if (!detail::thread_binding_stack.empty() && !detail::thread_binding_stack.front().cpus.empty()) {
-    return detail::thread_binding_stack.front().cpus;
-  }
-  std::vector<int> cpus;
-  if (const int err = detail::topo::read_thread_affinity(cpus); err != 0) {
-    throw system_error("cputrain: sched_getaffinity failed: " + detail::topo::errno_text(err));
-  }
-  return cpus;
-}
+CPUTRAIN_DECL std::vector<int> process_allowed_cpus();
 
 /// The NUMA nodes of a machine (or of the part of it this process may use), sorted by os_index.
 class topology {
@@ -229,42 +170,20 @@ class topology {
   /// from_sysfs("/sys"); a kernel without NUMA support (no /sys/devices/system/node) gives one node 0 holding the
   /// allowed CPUs, source "affinity".
   /// @throws topology_error saying what could not be read, and where.
-  static topology detect() {
-    const std::vector<int> allowed = process_allowed_cpus();
-#if CPUTRAIN_HAVE_HWLOC
-    return from_hwloc(allowed);
-#else
-    return detect_from_sysfs("/sys", allowed);
-#endif
-  }
+  static topology detect();
 
   /// Reads <sys_root>/devices/system/node/node*/{cpulist,meminfo} and, to count physical cores,
   /// <sys_root>/devices/system/cpu/cpuN/topology/. Describes every CPU listed, whatever this process may use.
   /// @throws topology_error naming the file that is missing or malformed.
-  static topology from_sysfs(const std::filesystem::path& sys_root) { return read_sysfs(sys_root, nullptr); }
+  static topology from_sysfs(const std::filesystem::path& sys_root);
 
   /// As from_sysfs(sys_root), keeping only `allowed_cpus` (cores are counted among those) and dropping the nodes
   /// left without a CPU; topology_error when none is left.
-  static topology from_sysfs(const std::filesystem::path& sys_root, std::span<const int> allowed_cpus) {
-    const std::set<int> allowed(allowed_cpus.begin(), allowed_cpus.end());
-    return read_sysfs(sys_root, &allowed);
-  }
+  static topology from_sysfs(const std::filesystem::path& sys_root, std::span<const int> allowed_cpus);
 
   /// What detect() does without hwloc: from_sysfs(sys_root, allowed_cpus), or, when the kernel exposes no NUMA
   /// information (no <sys_root>/devices/system/node), one node 0 of the allowed CPUs with source "affinity".
-  static topology detect_from_sysfs(const std::filesystem::path& sys_root, std::span<const int> allowed_cpus) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(sys_root / "devices" / "system" / "node", ec)) {
-      return from_sysfs(sys_root, allowed_cpus);
-    }
-    numa_node node;
-    node.os_index = 0;
-    node.cpus.assign(allowed_cpus.begin(), allowed_cpus.end());
-    node.cores = count_cores(sys_root / "devices" / "system" / "cpu", node.cpus);
-    struct sysinfo info {};
-    if (sysinfo(&info) == 0) node.memory_bytes = std::uint64_t{info.totalram} * info.mem_unit;
-    return checked({std::move(node)}, "affinity", "the process's CPU affinity");
-  }
+  static topology detect_from_sysfs(const std::filesystem::path& sys_root, std::span<const int> allowed_cpus);
 
 #if CPUTRAIN_HAVE_HWLOC
   /// What hwloc reports (honouring HWLOC_XMLFILE, HWLOC_SYNTHETIC, HWLOC_THISSYSTEM), keeping only `allowed_cpus`
@@ -275,13 +194,7 @@ class topology {
   /// A topology given by hand (tests, or a user who knows better). Each node's cpus are sorted.
   /// @throws usage_error when there is no node, an os_index is negative or repeated, a node has no CPU or a CPU
   ///         twice, a CPU belongs to two nodes, or cores is not within [1, cpus.size()].
-  static topology from_nodes(std::vector<numa_node> nodes, std::string source = "user") {
-    prepare(nodes);
-    if (const std::string problem = validate(nodes); !problem.empty()) {
-      throw usage_error("cputrain::topology::from_nodes: " + problem);
-    }
-    return topology(std::move(nodes), std::move(source));
-  }
+  static topology from_nodes(std::vector<numa_node> nodes, std::string source = "user");
 
   const std::vector<numa_node>& nodes() const noexcept { return nodes_; }
 
@@ -295,22 +208,7 @@ class topology {
   const std::string& source() const noexcept { return source_; }
 
   /// One line per node, "node 0: cpus 0-15 (16 cores), 62.8 GiB", joined by '\n'.
-  std::string describe() const {
-    std::string text;
-    for (const numa_node& node : nodes_) {
-      if (!text.empty()) text += '\n';
-      text += "node " + std::to_string(node.os_index) + ": cpus " + format_cpulist(node.cpus) + " (" +
-              std::to_string(node.cores) + (node.cores == 1 ? " core), " : " cores), ");
-      if (node.memory_bytes == 0) {
-        text += "memory unknown";
-      } else {
-        char gib[32];
-        std::snprintf(gib, sizeof gib, "%.1f GiB", static_cast<double>(node.memory_bytes) / (1024.0 * 1024 * 1024));
-        text += gib;
-      }
-    }
-    return text;
-  }
+  std::string describe() const;
 
  private:
   topology(std::vector<numa_node> nodes, std::string source) : nodes_(std::move(nodes)), source_(std::move(source)) {}
@@ -446,6 +344,134 @@ class topology {
   std::string source_;
 };
 
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+CPUTRAIN_DECL std::vector<int> parse_cpulist(std::string_view text, std::string_view what) {
+  const std::string_view list = detail::topo::trim(text);
+  std::vector<int> cpus;
+  if (list.empty()) return cpus;
+  const auto fail = [&](std::string_view reason) -> topology_error {
+    return topology_error("cputrain: bad CPU list \"" + std::string(list) + "\" in " + std::string(what) + ": " +
+                          std::string(reason));
+  };
+  const auto number = [&](std::string_view digits) {
+    int value = -1;
+    if (digits.empty() || digits.front() < '0' || digits.front() > '9') throw fail("expected a CPU number");
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > detail::topo::max_cpu_index)) {
+      throw fail("CPU number above " + std::to_string(detail::topo::max_cpu_index));
+    }
+    if (ec != std::errc() || end != digits.data() + digits.size()) throw fail("expected a CPU number");
+    return value;
+  };
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', start);
+    const std::string_view item = list.substr(start, comma == std::string_view::npos ? list.npos : comma - start);
+    const std::size_t dash = item.find('-');
+    if (dash == std::string_view::npos) {
+      cpus.push_back(number(item));
+    } else {
+      const int first = number(item.substr(0, dash));
+      const int last = number(item.substr(dash + 1));
+      if (last < first) throw fail("range " + std::string(item) + " runs backwards");
+      for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+CPUTRAIN_DECL std::string format_cpulist(std::span<const int> cpus) {
+  std::vector<int> sorted(cpus.begin(), cpus.end());
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::string text;
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+    if (!text.empty()) text += ',';
+    text += std::to_string(sorted[i]);
+    if (j > i) text += '-' + std::to_string(sorted[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+CPUTRAIN_DECL std::vector<int> process_allowed_cpus() {
+  if (!detail::thread_binding_stack.empty() && !detail::thread_binding_stack.front().cpus.empty()) {
+    return detail::thread_binding_stack.front().cpus;
+  }
+  std::vector<int> cpus;
+  if (const int err = detail::topo::read_thread_affinity(cpus); err != 0) {
+    throw system_error("cputrain: sched_getaffinity failed: " + detail::topo::errno_text(err));
+  }
+  return cpus;
+}
+
+CPUTRAIN_DECL topology topology::detect() {
+  const std::vector<int> allowed = process_allowed_cpus();
+#if CPUTRAIN_HAVE_HWLOC
+  return from_hwloc(allowed);
+#else
+  return detect_from_sysfs("/sys", allowed);
+#endif
+}
+
+CPUTRAIN_DECL topology topology::from_sysfs(const std::filesystem::path& sys_root) {
+  return read_sysfs(sys_root, nullptr);
+}
+
+CPUTRAIN_DECL topology topology::from_sysfs(const std::filesystem::path& sys_root, std::span<const int> allowed_cpus) {
+  const std::set<int> allowed(allowed_cpus.begin(), allowed_cpus.end());
+  return read_sysfs(sys_root, &allowed);
+}
+
+CPUTRAIN_DECL topology topology::detect_from_sysfs(const std::filesystem::path& sys_root,
+                                                  std::span<const int> allowed_cpus) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(sys_root / "devices" / "system" / "node", ec)) {
+    return from_sysfs(sys_root, allowed_cpus);
+  }
+  numa_node node;
+  node.os_index = 0;
+  node.cpus.assign(allowed_cpus.begin(), allowed_cpus.end());
+  node.cores = count_cores(sys_root / "devices" / "system" / "cpu", node.cpus);
+  struct sysinfo info {};
+  if (sysinfo(&info) == 0) node.memory_bytes = std::uint64_t{info.totalram} * info.mem_unit;
+  return checked({std::move(node)}, "affinity", "the process's CPU affinity");
+}
+
+CPUTRAIN_DECL topology topology::from_nodes(std::vector<numa_node> nodes, std::string source) {
+  prepare(nodes);
+  if (const std::string problem = validate(nodes); !problem.empty()) {
+    throw usage_error("cputrain::topology::from_nodes: " + problem);
+  }
+  return topology(std::move(nodes), std::move(source));
+}
+
+CPUTRAIN_DECL std::string topology::describe() const {
+  std::string text;
+  for (const numa_node& node : nodes_) {
+    if (!text.empty()) text += '\n';
+    text += "node " + std::to_string(node.os_index) + ": cpus " + format_cpulist(node.cpus) + " (" +
+            std::to_string(node.cores) + (node.cores == 1 ? " core), " : " cores), ");
+    if (node.memory_bytes == 0) {
+      text += "memory unknown";
+    } else {
+      char gib[32];
+      std::snprintf(gib, sizeof gib, "%.1f GiB", static_cast<double>(node.memory_bytes) / (1024.0 * 1024 * 1024));
+      text += gib;
+    }
+  }
+  return text;
+}
+
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
+
 #if CPUTRAIN_HAVE_HWLOC
 
 namespace detail::topo {
@@ -464,30 +490,7 @@ inline std::string hwloc_input() {
 /// An hwloc topology, loaded, freed on destruction.
 class hwloc_topology_owner {
  public:
-  hwloc_topology_owner() {
-    // A library built against one hwloc ABI and run with another misreads every structure.
-    if ((hwloc_get_api_version() >> 16) != (HWLOC_API_VERSION >> 16)) {
-      throw topology_error("cputrain: built with hwloc API " + std::to_string(HWLOC_API_VERSION >> 16) +
-                           ".x but running with " + std::to_string(hwloc_get_api_version() >> 16) + ".x");
-    }
-    if (hwloc_topology_init(&topology_) != 0) {
-      throw topology_error("cputrain: hwloc_topology_init failed: " + errno_text(errno));
-    }
-    // Only NUMA nodes, cores and PUs are used; skipping caches makes loading cheaper.
-    hwloc_topology_set_cache_types_filter(topology_, HWLOC_TYPE_FILTER_KEEP_NONE);
-    hwloc_topology_set_icache_types_filter(topology_, HWLOC_TYPE_FILTER_KEEP_NONE);
-    if (hwloc_topology_load(topology_) != 0) {
-      const int err = errno;
-      hwloc_topology_destroy(topology_);
-      throw topology_error("cputrain: hwloc could not read the topology of " + hwloc_input() + ": " + errno_text(err));
-    }
-    // hwloc falls back to the real machine, silently, when the simulation it was asked for cannot be read; a run
-    // meant to be tested on that simulation must not go on without it.
-    if (const std::string problem = ignored_simulation(); !problem.empty()) {
-      hwloc_topology_destroy(topology_);
-      throw topology_error("cputrain: " + problem);
-    }
-  }
+  hwloc_topology_owner();
   ~hwloc_topology_owner() { hwloc_topology_destroy(topology_); }
   hwloc_topology_owner(const hwloc_topology_owner&) = delete;
   hwloc_topology_owner& operator=(const hwloc_topology_owner&) = delete;
@@ -514,6 +517,33 @@ class hwloc_topology_owner {
   hwloc_topology_t topology_ = nullptr;
 };
 
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL hwloc_topology_owner::hwloc_topology_owner() {
+  // A library built against one hwloc ABI and run with another misreads every structure.
+  if ((hwloc_get_api_version() >> 16) != (HWLOC_API_VERSION >> 16)) {
+    throw topology_error("cputrain: built with hwloc API " + std::to_string(HWLOC_API_VERSION >> 16) +
+                         ".x but running with " + std::to_string(hwloc_get_api_version() >> 16) + ".x");
+  }
+  if (hwloc_topology_init(&topology_) != 0) {
+    throw topology_error("cputrain: hwloc_topology_init failed: " + errno_text(errno));
+  }
+  // Only NUMA nodes, cores and PUs are used; skipping caches makes loading cheaper.
+  hwloc_topology_set_cache_types_filter(topology_, HWLOC_TYPE_FILTER_KEEP_NONE);
+  hwloc_topology_set_icache_types_filter(topology_, HWLOC_TYPE_FILTER_KEEP_NONE);
+  if (hwloc_topology_load(topology_) != 0) {
+    const int err = errno;
+    hwloc_topology_destroy(topology_);
+    throw topology_error("cputrain: hwloc could not read the topology of " + hwloc_input() + ": " + errno_text(err));
+  }
+  // hwloc falls back to the real machine, silently, when the simulation it was asked for cannot be read; a run
+  // meant to be tested on that simulation must not go on without it.
+  if (const std::string problem = ignored_simulation(); !problem.empty()) {
+    hwloc_topology_destroy(topology_);
+    throw topology_error("cputrain: " + problem);
+  }
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
+
 /// An hwloc bitmap, freed on destruction.
 class hwloc_bitmap_owner {
  public:
@@ -538,7 +568,8 @@ inline std::vector<int> hwloc_bitmap_indices(hwloc_const_bitmap_t bitmap) {
 
 }  // namespace detail::topo
 
-inline topology topology::from_hwloc(std::span<const int> allowed_cpus) {
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL topology topology::from_hwloc(std::span<const int> allowed_cpus) {
   const detail::topo::hwloc_topology_owner hwloc;
   const hwloc_topology_t topo = hwloc.get();
   const std::string where = "hwloc (" + detail::topo::hwloc_input() + ")";
@@ -574,6 +605,7 @@ inline topology topology::from_hwloc(std::span<const int> allowed_cpus) {
   if (nodes.empty()) throw topology_error(no_cpu_left(where, allowed_cpus));
   return checked(std::move(nodes), "hwloc", where);
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 #endif  // CPUTRAIN_HAVE_HWLOC
 

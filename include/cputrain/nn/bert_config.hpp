@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 
 namespace cputrain::nn {
 
@@ -67,11 +68,7 @@ struct bert_config {
   /// DistilBERT: no token types, no dropout after the attention's output projection, its own tensor names.
   [[nodiscard]] bool distilbert() const noexcept { return model_type == "distilbert"; }
   /// The prefix of the encoder's tensor names in Hugging Face's checkpoints ("bert", "roberta", "distilbert").
-  [[nodiscard]] std::string weights_prefix() const {
-    if (positions_after_padding()) return "roberta";
-    if (distilbert() || model_type == "electra") return model_type;
-    return "bert";
-  }
+  [[nodiscard]] std::string weights_prefix() const;
   /// The longest sequence the position table can place (RoBERTa's first pad_token_id + 1 rows are not positions
   /// of real tokens: 512 of roberta-base's 514).
   [[nodiscard]] int max_sequence_length() const noexcept {
@@ -79,23 +76,10 @@ struct bert_config {
   }
 
   /// The name of label `id`: config.json's id2label entry, or Hugging Face's default "LABEL_<id>".
-  [[nodiscard]] std::string label_name(int id) const {
-    if (!label_names.empty()) return label_names.at(static_cast<std::size_t>(id));
-    std::string name = "LABEL_";
-    name += std::to_string(id);
-    return name;
-  }
+  [[nodiscard]] std::string label_name(int id) const;
 
   /// Hugging Face's names of num_labels labels: "LABEL_0", "LABEL_1", ...
-  [[nodiscard]] std::vector<std::string> default_label_names() const {
-    std::vector<std::string> names;
-    for (int i = 0; i < num_labels; ++i) {
-      std::string name = "LABEL_";
-      name += std::to_string(i);
-      names.push_back(std::move(name));
-    }
-    return names;
-  }
+  [[nodiscard]] std::vector<std::string> default_label_names() const;
 
   /// Width of one attention head. Meaningful once validate() has passed.
   [[nodiscard]] int head_dim() const noexcept {
@@ -137,7 +121,31 @@ inline void require_probability_field(const char* field, float value) {
 
 }  // namespace detail
 
-inline void bert_config::validate() const {
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::string bert_config::weights_prefix() const {
+  if (positions_after_padding()) return "roberta";
+  if (distilbert() || model_type == "electra") return model_type;
+  return "bert";
+}
+
+CPUTRAIN_DECL std::string bert_config::label_name(int id) const {
+  if (!label_names.empty()) return label_names.at(static_cast<std::size_t>(id));
+  std::string name = "LABEL_";
+  name += std::to_string(id);
+  return name;
+}
+
+CPUTRAIN_DECL std::vector<std::string> bert_config::default_label_names() const {
+  std::vector<std::string> names;
+  for (int i = 0; i < num_labels; ++i) {
+    std::string name = "LABEL_";
+    name += std::to_string(i);
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+CPUTRAIN_DECL void bert_config::validate() const {
   if (std::find(std::begin(supported_model_types), std::end(supported_model_types), model_type) ==
       std::end(supported_model_types)) {
     std::string known;
@@ -211,5 +219,6 @@ inline void bert_config::validate() const {
                              "is not supported: only \"gelu\" (the exact erf GELU) is implemented");
   }
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::nn

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/machine/memory_bill.hpp"
 #include "cputrain/nn/bert_config.hpp"
 #include "cputrain/nn/encoder.hpp"
@@ -24,10 +25,7 @@ namespace cputrain::nn {
 
 namespace detail {
 
-inline std::string layer_fields(const bert_config& c) {
-  return "num_hidden_layers " + std::to_string(c.num_hidden_layers) + " x (hidden_size " +
-         std::to_string(c.hidden_size) + ", intermediate_size " + std::to_string(c.intermediate_size) + ")";
-}
+CPUTRAIN_DECL std::string layer_fields(const bert_config& c);
 
 }  // namespace detail
 
@@ -44,21 +42,7 @@ template <class Head = qa_head>
 
 /// What the biggest part of the parameters comes from, in the config's own field names: the layers, or one of
 /// the embedding tables (a position table made huge by max_position_embeddings is named as such).
-[[nodiscard]] inline std::string parameter_cause(const bert_config& c) {
-  const double H = c.hidden_size, I = c.intermediate_size;
-  std::string cause = detail::layer_fields(c);
-  double biggest = static_cast<double>(c.num_hidden_layers) * (4 * H * H + 2 * H * I);
-  const std::pair<const char*, int> tables[] = {
-      {"vocab_size", c.vocab_size}, {"max_position_embeddings", c.max_position_embeddings},
-      {"type_vocab_size", c.type_vocab_size}};
-  for (const auto& [field, rows] : tables) {
-    if (static_cast<double>(rows) * H > biggest) {
-      biggest = static_cast<double>(rows) * H;
-      cause = std::string(field) + " " + std::to_string(rows) + " x hidden_size " + std::to_string(c.hidden_size);
-    }
-  }
-  return cause;
-}
+[[nodiscard]] CPUTRAIN_DECL std::string parameter_cause(const bert_config& c);
 
 /// The model's own buffers: weights, gradients, and (when the matrix products take `gemm_input_bytes` < 4) the
 /// rounded copy they read.
@@ -84,10 +68,7 @@ struct activation_shape {
 
 namespace detail {
 /// "batch 4 x seq 128 tokens", in the caller's names for the two settings.
-inline std::string tokens_text(const activation_shape& shape) {
-  return shape.batch_name + " " + std::to_string(shape.batch) + " x " + shape.seq_name + " " +
-         std::to_string(shape.seq) + " tokens";
-}
+CPUTRAIN_DECL std::string tokens_text(const activation_shape& shape);
 }  // namespace detail
 
 /// The elements encoder_model<Head>'s workspace takes for `shape` (every layer's activations, or `laid_layers`
@@ -134,5 +115,37 @@ template <class Head = qa_head>
            detail::tokens_text(shape) + " x " + Head::logit_fields(c));
   return bill;
 }
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+namespace detail {
+
+CPUTRAIN_DECL std::string layer_fields(const bert_config& c) {
+  return "num_hidden_layers " + std::to_string(c.num_hidden_layers) + " x (hidden_size " +
+         std::to_string(c.hidden_size) + ", intermediate_size " + std::to_string(c.intermediate_size) + ")";
+}
+
+CPUTRAIN_DECL std::string tokens_text(const activation_shape& shape) {
+  return shape.batch_name + " " + std::to_string(shape.batch) + " x " + shape.seq_name + " " +
+         std::to_string(shape.seq) + " tokens";
+}
+
+}  // namespace detail
+
+CPUTRAIN_DECL std::string parameter_cause(const bert_config& c) {
+  const double H = c.hidden_size, I = c.intermediate_size;
+  std::string cause = detail::layer_fields(c);
+  double biggest = static_cast<double>(c.num_hidden_layers) * (4 * H * H + 2 * H * I);
+  const std::pair<const char*, int> tables[] = {
+      {"vocab_size", c.vocab_size}, {"max_position_embeddings", c.max_position_embeddings},
+      {"type_vocab_size", c.type_vocab_size}};
+  for (const auto& [field, rows] : tables) {
+    if (static_cast<double>(rows) * H > biggest) {
+      biggest = static_cast<double>(rows) * H;
+      cause = std::string(field) + " " + std::to_string(rows) + " x hidden_size " + std::to_string(c.hidden_size);
+    }
+  }
+  return cause;
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::nn

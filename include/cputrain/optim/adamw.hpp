@@ -18,6 +18,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/optim/param_ranges.hpp"
 #include "cputrain/policy/alloc/allocator_policy.hpp"
 #include "cputrain/policy/alloc/standard.hpp"
@@ -56,7 +57,10 @@ struct adamw_options {
 
 /// Throws usage_error naming the first option out of its domain: lr >= 0, beta1 and beta2 in [0, 1), eps >= 0,
 /// weight_decay >= 0, all finite.
-inline void check_options(const adamw_options& o) {
+CPUTRAIN_DECL void check_options(const adamw_options& o);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void check_options(const adamw_options& o) {
   const auto fail = [](const char* name, double value, const char* domain) {
     return usage_error(std::string("cputrain::optim::adamw: option ") + name + " = " + detail::number_text(value) +
                        " is out of range: it must be " + domain);
@@ -70,6 +74,7 @@ inline void check_options(const adamw_options& o) {
     throw fail("weight_decay", o.weight_decay, ">= 0 and finite");
   }
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 namespace detail {
 

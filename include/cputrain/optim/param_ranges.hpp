@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 
 namespace cputrain::optim {
 
@@ -45,7 +46,10 @@ inline std::string range_text(std::size_t index, const param_range& r) {
 
 /// Throws usage_error, prefixed by `who`, unless `ranges` (in any order) tile [0, buffer_size) exactly. Empty
 /// ranges are allowed anywhere inside the buffer; they own no element.
-inline void check_ranges(std::span<const param_range> ranges, std::size_t buffer_size, std::string_view who) {
+CPUTRAIN_DECL void check_ranges(std::span<const param_range> ranges, std::size_t buffer_size, std::string_view who);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void check_ranges(std::span<const param_range> ranges, std::size_t buffer_size, std::string_view who) {
   const std::string prefix = std::string(who) + ": parameter ";
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const param_range& r = ranges[i];
@@ -79,5 +83,6 @@ inline void check_ranges(std::span<const param_range> ranges, std::size_t buffer
                       std::to_string(buffer_size) + ") belong to no range");
   }
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::optim

@@ -11,6 +11,7 @@
 
 #include <utf8proc.h>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/char_classes.hpp"
 #include "cputrain/text/utf8.hpp"
 
@@ -47,30 +48,7 @@ class added_token_matcher {
   [[nodiscard]] bool empty() const noexcept { return tokens_.empty(); }
 
   /// Cuts valid UTF-8 `text` into segments, appended to `out` in order; text segments are never empty.
-  void split(std::string_view text, std::vector<text_segment>& out) const {
-    std::size_t plain = 0;  // where the current text segment starts
-    for (std::size_t pos = 0; pos < text.size();) {
-      const int best = first_bytes_[static_cast<unsigned char>(text[pos])] ? longest_at(text, pos) : -1;
-      if (best < 0) {
-        ++pos;
-        continue;
-      }
-      const added_token& t = tokens_[static_cast<std::size_t>(best)];
-      const std::size_t end = pos + t.content.size();
-      if (t.single_word && !(word_boundary_before(text, pos) && word_boundary_after(text, end))) {
-        pos = end;  // the reference's matches do not overlap: a refused one is not searched again
-        continue;
-      }
-      std::size_t cut = pos, resume = end;
-      if (t.lstrip) cut = whitespace_start(text, plain, pos);
-      if (t.rstrip) resume = whitespace_end(text, end);
-      if (cut > plain) push_text(out, plain, cut);
-      out.push_back({static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(end), best,
-                     static_cast<std::uint32_t>(cut), static_cast<std::uint32_t>(resume)});
-      pos = plain = resume;
-    }
-    if (text.size() > plain) push_text(out, plain, text.size());
-  }
+  void split(std::string_view text, std::vector<text_segment>& out) const;
 
  private:
   static void push_text(std::vector<text_segment>& out, std::size_t begin, std::size_t end) {
@@ -133,5 +111,32 @@ class added_token_matcher {
   std::vector<added_token> tokens_;
   bool first_bytes_[256] = {};
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void added_token_matcher::split(std::string_view text, std::vector<text_segment>& out) const {
+  std::size_t plain = 0;  // where the current text segment starts
+  for (std::size_t pos = 0; pos < text.size();) {
+    const int best = first_bytes_[static_cast<unsigned char>(text[pos])] ? longest_at(text, pos) : -1;
+    if (best < 0) {
+      ++pos;
+      continue;
+    }
+    const added_token& t = tokens_[static_cast<std::size_t>(best)];
+    const std::size_t end = pos + t.content.size();
+    if (t.single_word && !(word_boundary_before(text, pos) && word_boundary_after(text, end))) {
+      pos = end;  // the reference's matches do not overlap: a refused one is not searched again
+      continue;
+    }
+    std::size_t cut = pos, resume = end;
+    if (t.lstrip) cut = whitespace_start(text, plain, pos);
+    if (t.rstrip) resume = whitespace_end(text, end);
+    if (cut > plain) push_text(out, plain, cut);
+    out.push_back({static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(end), best,
+                   static_cast<std::uint32_t>(cut), static_cast<std::uint32_t>(resume)});
+    pos = plain = resume;
+  }
+  if (text.size() > plain) push_text(out, plain, text.size());
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -10,11 +10,19 @@
 #include <string>
 #include <string_view>
 
+#include "cputrain/core/separate_compilation.hpp"
+
 namespace cputrain::text {
 
 /// The bytes `text` encodes, or nullopt (with the position of the first bad character in `bad_at`) when it is not
 /// base64.
-inline std::optional<std::string> decode_base64(std::string_view text, std::size_t* bad_at = nullptr) {
+CPUTRAIN_DECL std::optional<std::string> decode_base64(std::string_view text, std::size_t* bad_at = nullptr);
+
+/// `bytes` as base64 with '=' padding.
+CPUTRAIN_DECL std::string encode_base64(std::string_view bytes);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::optional<std::string> decode_base64(std::string_view text, std::size_t* bad_at) {
   const auto value = [](char c) -> int {
     if (c >= 'A' && c <= 'Z') return c - 'A';
     if (c >= 'a' && c <= 'z') return c - 'a' + 26;
@@ -49,8 +57,7 @@ inline std::optional<std::string> decode_base64(std::string_view text, std::size
   return out;
 }
 
-/// `bytes` as base64 with '=' padding.
-inline std::string encode_base64(std::string_view bytes) {
+CPUTRAIN_DECL std::string encode_base64(std::string_view bytes) {
   static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
@@ -63,5 +70,6 @@ inline std::string encode_base64(std::string_view bytes) {
   }
   return out;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -13,6 +13,7 @@
 
 #include <utf8proc.h>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/char_classes.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/token_sequence.hpp"
@@ -36,59 +37,14 @@ struct bert_tokenizer_options {
 
 class bert_tokenizer {
  public:
-  explicit bert_tokenizer(vocabulary vocab, bert_tokenizer_options options = {})
-      : vocab_(std::move(vocab)), options_(options) {
-    for (const std::string_view name : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"})
-      if (const auto id = vocab_.find(name)) specials_.push_back({std::string(name), *id});
-    for (const auto& special : specials_) special_first_bytes_[static_cast<unsigned char>(special.text[0])] = true;
-  }
+  explicit bert_tokenizer(vocabulary vocab, bert_tokenizer_options options = {});
 
   const vocabulary& vocab() const noexcept { return vocab_; }
   const bert_tokenizer_options& options() const noexcept { return options_; }
 
   /// Appends the tokens of `text` (no [CLS]/[SEP] added) to `out`. Throws text_error for invalid UTF-8 or a
   /// text of 4 GiB or more.
-  void encode(std::string_view text, token_sequence& out) const {
-    if (text.size() >= 0xFFFFFFFFu) throw text_error("text: 4 GiB or longer; split it before tokenizing");
-    word_state& word = scratch();
-    word.clear();
-    word.index = 0;
-    std::size_t pos = 0;
-    std::uint32_t char_index = 0;
-    while (pos < text.size()) {
-      if (options_.match_special_tokens && special_first_bytes_[static_cast<unsigned char>(text[pos])]) {
-        if (const special_token* special = special_at(text, pos)) {
-          flush(word, out);
-          const auto length = static_cast<std::uint32_t>(special->text.size());
-          const auto chars = static_cast<std::uint32_t>(count_code_points(special->text));
-          out.push_back(special->id, {char_index, char_index + chars},
-                        {static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos) + length}, word.index++);
-          pos += length;
-          char_index += chars;
-          continue;
-        }
-      }
-      char32_t cp = 0;
-      const std::size_t length = decode_utf8(text, pos, cp);
-      if (length == 0)
-        throw text_error("text: invalid UTF-8 at byte " + std::to_string(pos) + " (code point " +
-                         std::to_string(char_index) + ")");
-      const origin from{char_index, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(length)};
-      pos += length;
-      ++char_index;
-      if (options_.clean_text && (cp == 0 || cp == 0xFFFD || is_bert_control(cp))) continue;
-      if (is_bert_whitespace(cp)) {
-        flush(word, out);
-      } else if (options_.handle_chinese_chars && is_bert_chinese_char(cp)) {
-        flush(word, out);
-        normalize_into(cp, from, word, out);
-        flush(word, out);
-      } else {
-        normalize_into(cp, from, word, out);
-      }
-    }
-    flush(word, out);
-  }
+  void encode(std::string_view text, token_sequence& out) const;
 
   token_sequence encode(std::string_view text) const {
     token_sequence out;
@@ -228,5 +184,56 @@ class bert_tokenizer {
   std::vector<special_token> specials_;
   std::array<bool, 256> special_first_bytes_{};
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL bert_tokenizer::bert_tokenizer(vocabulary vocab, bert_tokenizer_options options)
+    : vocab_(std::move(vocab)), options_(options) {
+  for (const std::string_view name : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"})
+    if (const auto id = vocab_.find(name)) specials_.push_back({std::string(name), *id});
+  for (const auto& special : specials_) special_first_bytes_[static_cast<unsigned char>(special.text[0])] = true;
+}
+
+CPUTRAIN_DECL void bert_tokenizer::encode(std::string_view text, token_sequence& out) const {
+  if (text.size() >= 0xFFFFFFFFu) throw text_error("text: 4 GiB or longer; split it before tokenizing");
+  word_state& word = scratch();
+  word.clear();
+  word.index = 0;
+  std::size_t pos = 0;
+  std::uint32_t char_index = 0;
+  while (pos < text.size()) {
+    if (options_.match_special_tokens && special_first_bytes_[static_cast<unsigned char>(text[pos])]) {
+      if (const special_token* special = special_at(text, pos)) {
+        flush(word, out);
+        const auto length = static_cast<std::uint32_t>(special->text.size());
+        const auto chars = static_cast<std::uint32_t>(count_code_points(special->text));
+        out.push_back(special->id, {char_index, char_index + chars},
+                      {static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos) + length}, word.index++);
+        pos += length;
+        char_index += chars;
+        continue;
+      }
+    }
+    char32_t cp = 0;
+    const std::size_t length = decode_utf8(text, pos, cp);
+    if (length == 0)
+      throw text_error("text: invalid UTF-8 at byte " + std::to_string(pos) + " (code point " +
+                       std::to_string(char_index) + ")");
+    const origin from{char_index, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(length)};
+    pos += length;
+    ++char_index;
+    if (options_.clean_text && (cp == 0 || cp == 0xFFFD || is_bert_control(cp))) continue;
+    if (is_bert_whitespace(cp)) {
+      flush(word, out);
+    } else if (options_.handle_chinese_chars && is_bert_chinese_char(cp)) {
+      flush(word, out);
+      normalize_into(cp, from, word, out);
+      flush(word, out);
+    } else {
+      normalize_into(cp, from, word, out);
+    }
+  }
+  flush(word, out);
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

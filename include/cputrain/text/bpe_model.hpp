@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/word_cache.hpp"
 #include "cputrain/text/utf8.hpp"
@@ -50,26 +51,7 @@ class bpe_model {
   /// Merges are pairs of tokens in rank order; each pair and its concatenation must be in `vocab`. Throws
   /// text_error naming `source` and the first merge that is not.
   bpe_model(token_ids vocab, const std::vector<std::pair<std::string, std::string>>& merges, bpe_options options,
-            const std::string& source)
-      : vocab_(std::move(vocab)), options_(std::move(options)), merge_list_(merges) {
-    const std::size_t prefix = options_.continuing_subword_prefix.size();
-    for (std::size_t rank = 0; rank < merges.size(); ++rank) {
-      const auto& [a, b] = merges[rank];
-      const auto ia = find(a), ib = find(b);
-      std::string joined = a;
-      joined += std::string_view(b).substr(b.starts_with(options_.continuing_subword_prefix) ? prefix : 0);
-      const auto ij = find(joined);
-      if (!ia || !ib || !ij)
-        throw text_error(source + ": merge " + std::to_string(rank) + " (\"" + a + "\" \"" + b + "\") names \"" +
-                         (!ia ? a : !ib ? b : joined) + "\", which is not in the vocabulary");
-      merges_.try_emplace(pair_key(*ia, *ib), merge{static_cast<std::uint32_t>(rank), *ij});
-    }
-    if (options_.unk_token) {
-      const auto unk = find(*options_.unk_token);
-      if (!unk) throw text_error(source + ": unk_token \"" + *options_.unk_token + "\" is not in the vocabulary");
-      unk_id_ = *unk;
-    }
-  }
+            const std::string& source);
 
   [[nodiscard]] std::optional<std::int32_t> find(std::string_view token) const {
     const auto it = vocab_.find(token);
@@ -228,5 +210,29 @@ class bpe_model {
   std::optional<std::int32_t> unk_id_;
   std::uint64_t cache_owner_ = new_cache_owner();  // words tokenized before (word_cache.hpp)
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL bpe_model::bpe_model(token_ids vocab, const std::vector<std::pair<std::string, std::string>>& merges,
+                                   bpe_options options, const std::string& source)
+    : vocab_(std::move(vocab)), options_(std::move(options)), merge_list_(merges) {
+  const std::size_t prefix = options_.continuing_subword_prefix.size();
+  for (std::size_t rank = 0; rank < merges.size(); ++rank) {
+    const auto& [a, b] = merges[rank];
+    const auto ia = find(a), ib = find(b);
+    std::string joined = a;
+    joined += std::string_view(b).substr(b.starts_with(options_.continuing_subword_prefix) ? prefix : 0);
+    const auto ij = find(joined);
+    if (!ia || !ib || !ij)
+      throw text_error(source + ": merge " + std::to_string(rank) + " (\"" + a + "\" \"" + b + "\") names \"" +
+                       (!ia ? a : !ib ? b : joined) + "\", which is not in the vocabulary");
+    merges_.try_emplace(pair_key(*ia, *ib), merge{static_cast<std::uint32_t>(rank), *ij});
+  }
+  if (options_.unk_token) {
+    const auto unk = find(*options_.unk_token);
+    if (!unk) throw text_error(source + ": unk_token \"" + *options_.unk_token + "\" is not in the vocabulary");
+    unk_id_ = *unk;
+  }
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

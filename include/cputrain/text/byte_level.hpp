@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/char_classes.hpp"
 #include "cputrain/text/detail/gpt2_char_classes.hpp"
 #include "cputrain/text/text_error.hpp"
@@ -80,7 +81,10 @@ struct scanned_char {
 
 /// Splits valid UTF-8 `text` as GPT-2's pattern does, appending each piece as a [begin, end) byte range to
 /// `pieces`. Throws text_error at the first invalid UTF-8 byte.
-inline void split_gpt2(std::string_view text, std::vector<std::pair<std::uint32_t, std::uint32_t>>& pieces) {
+CPUTRAIN_DECL void split_gpt2(std::string_view text, std::vector<std::pair<std::uint32_t, std::uint32_t>>& pieces);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void split_gpt2(std::string_view text, std::vector<std::pair<std::uint32_t, std::uint32_t>>& pieces) {
   thread_local std::vector<detail::scanned_char> chars;
   chars.clear();
   for (std::size_t pos = 0; pos < text.size();) {
@@ -126,5 +130,6 @@ inline void split_gpt2(std::string_view text, std::vector<std::pair<std::uint32_
     i = end;
   }
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

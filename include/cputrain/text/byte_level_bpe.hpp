@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level.hpp"
@@ -33,18 +34,7 @@ struct byte_level_options {
 
 class byte_level_bpe_tokenizer {
  public:
-  byte_level_bpe_tokenizer(bpe_model model, std::vector<added_token> added, byte_level_options options)
-      : model_(std::move(model)), added_(std::move(added)), options_(options) {
-    for (const auto& [token, id] : model_.vocab()) {
-      if (static_cast<std::size_t>(id) >= id_spaces_.size()) id_spaces_.resize(static_cast<std::size_t>(id) + 1);
-      id_spaces_[static_cast<std::size_t>(id)] = spaces_at_ends(token);
-    }
-    constexpr auto alphabet = byte_alphabet();
-    for (std::size_t b = 0; b < 256; ++b) {
-      byte_chars_[b].clear();
-      append_utf8(byte_chars_[b], alphabet[b]);
-    }
-  }
+  byte_level_bpe_tokenizer(bpe_model model, std::vector<added_token> added, byte_level_options options);
 
   [[nodiscard]] const bpe_model& model() const noexcept { return model_; }
   [[nodiscard]] const added_token_matcher& added_tokens() const noexcept { return added_; }
@@ -74,26 +64,7 @@ class byte_level_bpe_tokenizer {
 
   /// Appends the tokens of `text` (no special tokens added) to `out`. Throws text_error for invalid UTF-8 or a
   /// text of 4 GiB or more.
-  void encode(std::string_view text, token_sequence& out) const {
-    check_tokenizer_input(text);
-    thread_local std::vector<text_segment> segments;
-    segments.clear();
-    added_.split(text, segments);
-    char_positions positions(text);
-    const std::size_t first = out.size();
-    std::uint32_t word = 0;
-    for (const auto& s : segments) {
-      if (s.token >= 0) {
-        const auto& t = added_.tokens()[static_cast<std::size_t>(s.token)];
-        // Trimmed offsets leave out the whitespace lstrip/rstrip took, as RobertaProcessing's trimming does.
-        const text_span bytes = options_.trim_offsets ? text_span{s.begin, s.end} : text_span{s.outer_begin, s.outer_end};
-        out.push_back(t.id, positions.chars(bytes.begin, bytes.end), bytes, word++);
-      } else {
-        encode_segment(text, s.begin, s.end, positions, out, word);
-      }
-    }
-    if (options_.trim_offsets) trim_offsets(out, first);
-  }
+  void encode(std::string_view text, token_sequence& out) const;
 
   token_sequence encode(std::string_view text) const {
     token_sequence out;
@@ -104,48 +75,7 @@ class byte_level_bpe_tokenizer {
  private:
   // Each piece of GPT-2's split is a word: `word_index` numbers them through the text.
   void encode_segment(std::string_view text, std::uint32_t begin, std::uint32_t end, const char_positions& positions,
-                      token_sequence& out, std::uint32_t& word_index) const {
-    thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> pieces;
-    pieces.clear();
-    // A prefix space stands before the segment's first byte and is placed on it.
-    const bool prefix = options_.add_prefix_space && text[begin] != ' ';
-    if (options_.use_regex) {
-      thread_local std::string spaced;
-      if (prefix) {
-        spaced.assign(1, ' ');
-        spaced.append(text.substr(begin, end - begin));
-        split_gpt2(spaced, pieces);
-      } else {
-        split_gpt2(text.substr(begin, end - begin), pieces);
-      }
-    } else {
-      pieces.emplace_back(0, end - begin + (prefix ? 1 : 0));
-    }
-    thread_local std::string word;
-    thread_local std::vector<bpe_token> tokens;
-    for (const auto& piece : pieces) {
-      const std::uint32_t piece_begin = piece.first, piece_end = piece.second;  // named: lambdas below use them
-      word.clear();
-      for (std::uint32_t b = piece_begin; b < piece_end; ++b) {
-        const bool virtual_space = prefix && b == 0;
-        const auto byte = virtual_space ? static_cast<unsigned char>(' ')
-                                        : static_cast<unsigned char>(text[begin + b - (prefix ? 1 : 0)]);
-        word += byte_chars_[byte];
-      }
-      tokens.clear();
-      model_.tokenize(word, tokens);
-      for (const auto& t : tokens) {
-        // Bytes of the segment; the prefix space is the segment's first byte's.
-        const auto shift = [&](std::uint32_t i) {
-          const std::uint32_t b = piece_begin + i;
-          return begin + (prefix ? (b == 0 ? 0 : b - 1) : b);
-        };
-        const std::uint32_t from = shift(t.begin), to = shift(t.end - 1) + 1;
-        out.push_back(t.id, positions.chars(from, to), positions.whole_bytes(from, to), word_index);
-      }
-      ++word_index;
-    }
-  }
+                      token_sequence& out, std::uint32_t& word_index) const;
 
   // Leading and trailing spaces ('Ġ') of a token's text.
   static std::pair<std::uint8_t, std::uint8_t> spaces_at_ends(std::string_view token) {
@@ -184,5 +114,87 @@ class byte_level_bpe_tokenizer {
   std::vector<std::pair<std::uint8_t, std::uint8_t>> id_spaces_;  // per model id: leading and trailing spaces
   std::string byte_chars_[256];
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL byte_level_bpe_tokenizer::byte_level_bpe_tokenizer(bpe_model model, std::vector<added_token> added,
+                                                                 byte_level_options options)
+    : model_(std::move(model)), added_(std::move(added)), options_(options) {
+  for (const auto& [token, id] : model_.vocab()) {
+    if (static_cast<std::size_t>(id) >= id_spaces_.size()) id_spaces_.resize(static_cast<std::size_t>(id) + 1);
+    id_spaces_[static_cast<std::size_t>(id)] = spaces_at_ends(token);
+  }
+  constexpr auto alphabet = byte_alphabet();
+  for (std::size_t b = 0; b < 256; ++b) {
+    byte_chars_[b].clear();
+    append_utf8(byte_chars_[b], alphabet[b]);
+  }
+}
+
+CPUTRAIN_DECL void byte_level_bpe_tokenizer::encode(std::string_view text, token_sequence& out) const {
+  check_tokenizer_input(text);
+  thread_local std::vector<text_segment> segments;
+  segments.clear();
+  added_.split(text, segments);
+  char_positions positions(text);
+  const std::size_t first = out.size();
+  std::uint32_t word = 0;
+  for (const auto& s : segments) {
+    if (s.token >= 0) {
+      const auto& t = added_.tokens()[static_cast<std::size_t>(s.token)];
+      // Trimmed offsets leave out the whitespace lstrip/rstrip took, as RobertaProcessing's trimming does.
+      const text_span bytes = options_.trim_offsets ? text_span{s.begin, s.end} : text_span{s.outer_begin, s.outer_end};
+      out.push_back(t.id, positions.chars(bytes.begin, bytes.end), bytes, word++);
+    } else {
+      encode_segment(text, s.begin, s.end, positions, out, word);
+    }
+  }
+  if (options_.trim_offsets) trim_offsets(out, first);
+}
+
+CPUTRAIN_DECL void byte_level_bpe_tokenizer::encode_segment(std::string_view text, std::uint32_t begin,
+                                                           std::uint32_t end, const char_positions& positions,
+                                                           token_sequence& out, std::uint32_t& word_index) const {
+  thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> pieces;
+  pieces.clear();
+  // A prefix space stands before the segment's first byte and is placed on it.
+  const bool prefix = options_.add_prefix_space && text[begin] != ' ';
+  if (options_.use_regex) {
+    thread_local std::string spaced;
+    if (prefix) {
+      spaced.assign(1, ' ');
+      spaced.append(text.substr(begin, end - begin));
+      split_gpt2(spaced, pieces);
+    } else {
+      split_gpt2(text.substr(begin, end - begin), pieces);
+    }
+  } else {
+    pieces.emplace_back(0, end - begin + (prefix ? 1 : 0));
+  }
+  thread_local std::string word;
+  thread_local std::vector<bpe_token> tokens;
+  for (const auto& piece : pieces) {
+    const std::uint32_t piece_begin = piece.first, piece_end = piece.second;  // named: lambdas below use them
+    word.clear();
+    for (std::uint32_t b = piece_begin; b < piece_end; ++b) {
+      const bool virtual_space = prefix && b == 0;
+      const auto byte = virtual_space ? static_cast<unsigned char>(' ')
+                                      : static_cast<unsigned char>(text[begin + b - (prefix ? 1 : 0)]);
+      word += byte_chars_[byte];
+    }
+    tokens.clear();
+    model_.tokenize(word, tokens);
+    for (const auto& t : tokens) {
+      // Bytes of the segment; the prefix space is the segment's first byte's.
+      const auto shift = [&](std::uint32_t i) {
+        const std::uint32_t b = piece_begin + i;
+        return begin + (prefix ? (b == 0 ? 0 : b - 1) : b);
+      };
+      const std::uint32_t from = shift(t.begin), to = shift(t.end - 1) + 1;
+      out.push_back(t.id, positions.chars(from, to), positions.whole_bytes(from, to), word_index);
+    }
+    ++word_index;
+  }
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
@@ -72,7 +73,12 @@ inline std::optional<added_token> config_special(const json_at& config, const ch
 }  // namespace detail
 
 /// Reads vocab.json, merges.txt and (when there) tokenizer_config.json of model directory `dir`.
-inline byte_level_bpe_file load_byte_level_bpe_files(const std::filesystem::path& dir, byte_level_family family) {
+CPUTRAIN_DECL byte_level_bpe_file load_byte_level_bpe_files(const std::filesystem::path& dir,
+                                                            byte_level_family family);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL byte_level_bpe_file load_byte_level_bpe_files(const std::filesystem::path& dir,
+                                                            byte_level_family family) {
   const auto vocab_file = dir / "vocab.json";
   const nlohmann::json vocab_json = detail::parse_tokenizer_json(vocab_file);
   const detail::json_at vocab(vocab_file, vocab_json, "");
@@ -121,5 +127,6 @@ inline byte_level_bpe_file load_byte_level_bpe_files(const std::filesystem::path
                                    std::move(added), options),
           specials};
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -21,8 +21,16 @@
 namespace cputrain::text {
 
 /// The options tokenizer_config.json sets, over `defaults`. Throws text_error naming the file and the key.
-inline bert_tokenizer_options read_tokenizer_config(const std::filesystem::path& file,
-                                                    bert_tokenizer_options defaults = {}) {
+CPUTRAIN_DECL bert_tokenizer_options read_tokenizer_config(const std::filesystem::path& file,
+                                                           bert_tokenizer_options defaults = {});
+
+/// A tokenizer from a model directory (vocab.txt + optional tokenizer_config.json) or from a vocab.txt file.
+CPUTRAIN_DECL bert_tokenizer load_bert_tokenizer(const std::filesystem::path& path,
+                                                 bert_tokenizer_options defaults = {});
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL bert_tokenizer_options read_tokenizer_config(const std::filesystem::path& file,
+                                                           bert_tokenizer_options defaults) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw text_error(file.string() + ": cannot open: " + std::strerror(errno));
   nlohmann::json config;
@@ -48,11 +56,6 @@ inline bert_tokenizer_options read_tokenizer_config(const std::filesystem::path&
   return defaults;
 }
 
-/// A tokenizer from a model directory (vocab.txt + optional tokenizer_config.json) or from a vocab.txt file.
-CPUTRAIN_DECL bert_tokenizer load_bert_tokenizer(const std::filesystem::path& path,
-                                                 bert_tokenizer_options defaults = {});
-
-#if CPUTRAIN_DEFINE_FUNCTIONS
 CPUTRAIN_DECL bert_tokenizer load_bert_tokenizer(const std::filesystem::path& path, bert_tokenizer_options defaults) {
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec)) return bert_tokenizer(vocabulary::load(path), defaults);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/normalized_text.hpp"
 
 namespace cputrain::text {
@@ -23,8 +24,12 @@ struct metaspace_options {
 
 /// Rewrites `text` and appends its pieces, as byte ranges of the rewritten text, to `pieces`. `at_text_start`: the
 /// text begins the input (what prepend_scheme::first asks).
-inline void metaspace_split(const metaspace_options& options, normalized_text& text, bool at_text_start,
-                            std::vector<std::pair<std::size_t, std::size_t>>& pieces) {
+CPUTRAIN_DECL void metaspace_split(const metaspace_options& options, normalized_text& text, bool at_text_start,
+                                   std::vector<std::pair<std::size_t, std::size_t>>& pieces);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void metaspace_split(const metaspace_options& options, normalized_text& text, bool at_text_start,
+                                   std::vector<std::pair<std::size_t, std::size_t>>& pieces) {
   thread_local std::vector<std::pair<std::size_t, std::size_t>> spaces;
   spaces.clear();
   for (std::size_t at = text.str().find(' '); at != std::string::npos; at = text.str().find(' ', at + 1))
@@ -58,5 +63,6 @@ inline void metaspace_split(const metaspace_options& options, normalized_text& t
     pos = pieces.back().second;
   }
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/char_classes.hpp"
 #include "cputrain/text/token_sequence.hpp"
 #include "cputrain/text/utf8.hpp"
@@ -64,64 +65,14 @@ class normalized_text {
   /// The reference's transform: the first `skip` characters are removed, then `changes` rewrite the text from
   /// there; the characters no change reaches are dropped. A replacing character keeps the alignment of the character it
   /// replaces; an inserted one takes the alignment of the byte before it in the old text.
-  void transform(std::span<const char_change> changes, std::size_t skip = 0) {
-    std::size_t pos = 0;
-    for (std::size_t i = 0; i < skip && pos < text_.size(); ++i) pos += char_length(text_, pos);
-    new_text_.clear();
-    new_align_.clear();
-    for (const auto& [c, change] : changes) {
-      text_span a{};
-      if (change > 0) {
-        if (pos >= 1) a = align_[pos - 1];
-      } else if (pos < align_.size()) {
-        a = align_[pos];
-      } else if (!align_.empty()) {
-        a = {align_.back().end, align_.back().end};  // past the end: the reference would fail; keep an empty span
-      }
-      if (change <= 0 && pos < text_.size()) pos += char_length(text_, pos);
-      for (int k = 0; k < -change && pos < text_.size(); ++k) pos += char_length(text_, pos);
-      push(c, a);
-    }
-    text_.swap(new_text_);
-    align_.swap(new_align_);
-  }
+  void transform(std::span<const char_change> changes, std::size_t skip = 0);
 
   /// Removes Unicode White_Space from the start and/or the end; the characters kept keep their alignments.
-  void strip(bool left, bool right) {
-    std::size_t begin = 0, end = text_.size();
-    char32_t cp = 0;
-    while (left && begin < end && is_bert_whitespace((decode_utf8(text_, begin, cp), cp))) begin += char_length(text_, begin);
-    while (right && end > begin) {
-      std::size_t start = end - 1;
-      while (start > begin && (static_cast<unsigned char>(text_[start]) & 0xC0) == 0x80) --start;
-      (void)decode_utf8(text_, start, cp);
-      if (!is_bert_whitespace(cp)) break;
-      end = start;
-    }
-    text_ = text_.substr(begin, end - begin);
-    align_.erase(align_.begin() + static_cast<std::ptrdiff_t>(end), align_.end());
-    align_.erase(align_.begin(), align_.begin() + static_cast<std::ptrdiff_t>(begin));
-  }
+  void strip(bool left, bool right);
 
   /// Replaces each match [begin, end) of str() (in order, not overlapping) with `content`, whose characters take
   /// the alignment of the match's last byte (the reference inserts them after removing the match).
-  void replace(std::span<const std::pair<std::size_t, std::size_t>> matches, std::string_view content) {
-    new_text_.clear();
-    new_align_.clear();
-    std::size_t last = 0;
-    for (const auto& [begin, end] : matches) {
-      new_text_.append(text_, last, begin - last);
-      new_align_.insert(new_align_.end(), align_.begin() + static_cast<std::ptrdiff_t>(last),
-                        align_.begin() + static_cast<std::ptrdiff_t>(begin));
-      new_text_.append(content);
-      new_align_.insert(new_align_.end(), content.size(), align_[end - 1]);
-      last = end;
-    }
-    new_text_.append(text_, last);
-    new_align_.insert(new_align_.end(), align_.begin() + static_cast<std::ptrdiff_t>(last), align_.end());
-    text_.swap(new_text_);
-    align_.swap(new_align_);
-  }
+  void replace(std::span<const std::pair<std::size_t, std::size_t>> matches, std::string_view content);
 
   /// Puts `content` before a non-empty text, aligned to its first character (the reference replaces that character
   /// with the content's first and inserts the rest).
@@ -148,5 +99,64 @@ class normalized_text {
   std::string new_text_;  // scratch for the rewrites, kept to reuse its memory
   std::vector<text_span> new_align_;
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void normalized_text::transform(std::span<const char_change> changes, std::size_t skip) {
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < skip && pos < text_.size(); ++i) pos += char_length(text_, pos);
+  new_text_.clear();
+  new_align_.clear();
+  for (const auto& [c, change] : changes) {
+    text_span a{};
+    if (change > 0) {
+      if (pos >= 1) a = align_[pos - 1];
+    } else if (pos < align_.size()) {
+      a = align_[pos];
+    } else if (!align_.empty()) {
+      a = {align_.back().end, align_.back().end};  // past the end: the reference would fail; keep an empty span
+    }
+    if (change <= 0 && pos < text_.size()) pos += char_length(text_, pos);
+    for (int k = 0; k < -change && pos < text_.size(); ++k) pos += char_length(text_, pos);
+    push(c, a);
+  }
+  text_.swap(new_text_);
+  align_.swap(new_align_);
+}
+
+CPUTRAIN_DECL void normalized_text::strip(bool left, bool right) {
+  std::size_t begin = 0, end = text_.size();
+  char32_t cp = 0;
+  while (left && begin < end && is_bert_whitespace((decode_utf8(text_, begin, cp), cp))) begin += char_length(text_, begin);
+  while (right && end > begin) {
+    std::size_t start = end - 1;
+    while (start > begin && (static_cast<unsigned char>(text_[start]) & 0xC0) == 0x80) --start;
+    (void)decode_utf8(text_, start, cp);
+    if (!is_bert_whitespace(cp)) break;
+    end = start;
+  }
+  text_ = text_.substr(begin, end - begin);
+  align_.erase(align_.begin() + static_cast<std::ptrdiff_t>(end), align_.end());
+  align_.erase(align_.begin(), align_.begin() + static_cast<std::ptrdiff_t>(begin));
+}
+
+CPUTRAIN_DECL void normalized_text::replace(std::span<const std::pair<std::size_t, std::size_t>> matches,
+                                            std::string_view content) {
+  new_text_.clear();
+  new_align_.clear();
+  std::size_t last = 0;
+  for (const auto& [begin, end] : matches) {
+    new_text_.append(text_, last, begin - last);
+    new_align_.insert(new_align_.end(), align_.begin() + static_cast<std::ptrdiff_t>(last),
+                      align_.begin() + static_cast<std::ptrdiff_t>(begin));
+    new_text_.append(content);
+    new_align_.insert(new_align_.end(), content.size(), align_[end - 1]);
+    last = end;
+  }
+  new_text_.append(text_, last);
+  new_align_.insert(new_align_.end(), align_.begin() + static_cast<std::ptrdiff_t>(last), align_.end());
+  text_.swap(new_text_);
+  align_.swap(new_align_);
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/normalized_text.hpp"
 #include "cputrain/text/precompiled_charsmap.hpp"
 
@@ -38,17 +39,7 @@ class normalizer_chain {
 
   [[nodiscard]] const std::vector<step>& steps() const noexcept { return steps_; }
 
-  void apply(normalized_text& text) const {
-    for (const auto& s : steps_) {
-      if (const auto* map = std::get_if<std::shared_ptr<const precompiled_charsmap>>(&s)) {
-        (*map)->normalize(text);
-      } else if (const auto* strip = std::get_if<strip_step>(&s)) {
-        text.strip(strip->left, strip->right);
-      } else {
-        replace(std::get<replace_step>(s), text);
-      }
-    }
-  }
+  void apply(normalized_text& text) const;
 
  private:
   static void replace(const replace_step& r, normalized_text& text) {
@@ -71,5 +62,19 @@ class normalizer_chain {
 
   std::vector<step> steps_;
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void normalizer_chain::apply(normalized_text& text) const {
+  for (const auto& s : steps_) {
+    if (const auto* map = std::get_if<std::shared_ptr<const precompiled_charsmap>>(&s)) {
+      (*map)->normalize(text);
+    } else if (const auto* strip = std::get_if<strip_step>(&s)) {
+      text.strip(strip->left, strip->right);
+    } else {
+      replace(std::get<replace_step>(s), text);
+    }
+  }
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/truncation.hpp"
 
@@ -31,7 +32,14 @@ void pad_column(std::vector<T>& v, std::size_t n, T value, text_side side) {
 }  // namespace detail
 
 /// Pads `e` to `length` tokens with `pad_id` (nothing when it has that many already).
-inline void pad(encoding& e, std::size_t length, std::int32_t pad_id, text_side side = text_side::right) {
+CPUTRAIN_DECL void pad(encoding& e, std::size_t length, std::int32_t pad_id, text_side side = text_side::right);
+
+/// Pads every encoding of `batch` to one length: `o.length`, or the longest's; then up to a multiple of
+/// `o.multiple_of`.
+CPUTRAIN_DECL void pad_batch(std::span<encoding> batch, const padding_options& o, std::int32_t pad_id);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void pad(encoding& e, std::size_t length, std::int32_t pad_id, text_side side) {
   if (e.size() >= length) return;
   const std::size_t n = length - e.size();
   detail::pad_column(e.ids, n, pad_id, side);
@@ -44,9 +52,7 @@ inline void pad(encoding& e, std::size_t length, std::int32_t pad_id, text_side 
   detail::pad_column(e.attention_mask, n, std::uint8_t{0}, side);
 }
 
-/// Pads every encoding of `batch` to one length: `o.length`, or the longest's; then up to a multiple of
-/// `o.multiple_of`.
-inline void pad_batch(std::span<encoding> batch, const padding_options& o, std::int32_t pad_id) {
+CPUTRAIN_DECL void pad_batch(std::span<encoding> batch, const padding_options& o, std::int32_t pad_id) {
   if (batch.empty()) return;
   std::size_t length = 0;
   if (o.length) {
@@ -57,5 +63,6 @@ inline void pad_batch(std::span<encoding> batch, const padding_options& o, std::
   if (o.multiple_of > 0 && length % o.multiple_of != 0) length += o.multiple_of - length % o.multiple_of;
   for (auto& e : batch) pad(e, length, pad_id, o.side);
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

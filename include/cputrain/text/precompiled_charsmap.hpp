@@ -14,6 +14,7 @@
 
 #include <utf8proc.h>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/normalized_text.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/utf8.hpp"
@@ -24,20 +25,7 @@ class precompiled_charsmap {
  public:
   /// `blob`: [u32 trie size in bytes, little-endian][trie units, u32 each][replacement strings, NUL-terminated].
   /// Throws text_error naming `source` when the blob is cut short, its trie empty or its strings not UTF-8.
-  precompiled_charsmap(std::string_view blob, const std::string& source) : blob_(blob) {
-    if (blob.size() < 4) throw text_error(source + ": shorter than its 4-byte trie size");
-    const std::uint32_t trie_bytes = read_u32(blob, 0);
-    const std::size_t units = trie_bytes / 4;
-    if (units == 0) throw text_error(source + ": its trie is empty");
-    if (blob.size() - 4 < units * 4)
-      throw text_error(source + ": says its trie has " + std::to_string(trie_bytes) + " bytes, but only " +
-                       std::to_string(blob.size() - 4) + " follow");
-    units_.resize(units);
-    for (std::size_t i = 0; i < units; ++i) units_[i] = read_u32(blob, 4 + 4 * i);
-    strings_.assign(blob.substr(4 + 4 * units));
-    if (const auto bad = find_invalid_utf8(strings_); bad != std::string_view::npos)
-      throw text_error(source + ": its replacement strings are not UTF-8 (byte " + std::to_string(bad) + ")");
-  }
+  precompiled_charsmap(std::string_view blob, const std::string& source);
 
   /// The blob it was read from, to write back.
   [[nodiscard]] const std::string& blob() const noexcept { return blob_; }
@@ -61,30 +49,7 @@ class precompiled_charsmap {
   }
 
   /// Rewrites `text` by the rules, grapheme cluster by grapheme cluster.
-  void normalize(normalized_text& text) const {
-    thread_local std::vector<char_change> changes;
-    changes.clear();
-    bool modified = false;
-    const std::string& s = text.str();
-    std::size_t begin = 0;
-    utf8proc_int32_t state = 0;
-    char32_t previous = 0;
-    for (std::size_t pos = 0; pos <= s.size();) {
-      char32_t cp = 0;
-      const std::size_t n = pos < s.size() ? decode_utf8(s, pos, cp) : 0;
-      const bool boundary = pos == s.size() || (pos > 0 && utf8proc_grapheme_break_stateful(
-                                                                static_cast<utf8proc_int32_t>(previous),
-                                                                static_cast<utf8proc_int32_t>(cp), &state));
-      if (boundary && pos > begin) {
-        modified |= rewrite_cluster(std::string_view(s).substr(begin, pos - begin), changes);
-        begin = pos;
-      }
-      if (pos == s.size()) break;
-      previous = cp;
-      pos += n;
-    }
-    if (modified) text.transform(changes);
-  }
+  void normalize(normalized_text& text) const;
 
  private:
   static std::uint32_t read_u32(std::string_view b, std::size_t at) noexcept {
@@ -153,5 +118,48 @@ class precompiled_charsmap {
   std::vector<std::uint32_t> units_;
   std::string strings_;
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL precompiled_charsmap::precompiled_charsmap(std::string_view blob, const std::string& source)
+    : blob_(blob) {
+  if (blob.size() < 4) throw text_error(source + ": shorter than its 4-byte trie size");
+  const std::uint32_t trie_bytes = read_u32(blob, 0);
+  const std::size_t units = trie_bytes / 4;
+  if (units == 0) throw text_error(source + ": its trie is empty");
+  if (blob.size() - 4 < units * 4)
+    throw text_error(source + ": says its trie has " + std::to_string(trie_bytes) + " bytes, but only " +
+                     std::to_string(blob.size() - 4) + " follow");
+  units_.resize(units);
+  for (std::size_t i = 0; i < units; ++i) units_[i] = read_u32(blob, 4 + 4 * i);
+  strings_.assign(blob.substr(4 + 4 * units));
+  if (const auto bad = find_invalid_utf8(strings_); bad != std::string_view::npos)
+    throw text_error(source + ": its replacement strings are not UTF-8 (byte " + std::to_string(bad) + ")");
+}
+
+CPUTRAIN_DECL void precompiled_charsmap::normalize(normalized_text& text) const {
+  thread_local std::vector<char_change> changes;
+  changes.clear();
+  bool modified = false;
+  const std::string& s = text.str();
+  std::size_t begin = 0;
+  utf8proc_int32_t state = 0;
+  char32_t previous = 0;
+  for (std::size_t pos = 0; pos <= s.size();) {
+    char32_t cp = 0;
+    const std::size_t n = pos < s.size() ? decode_utf8(s, pos, cp) : 0;
+    const bool boundary = pos == s.size() || (pos > 0 && utf8proc_grapheme_break_stateful(
+                                                              static_cast<utf8proc_int32_t>(previous),
+                                                              static_cast<utf8proc_int32_t>(cp), &state));
+    if (boundary && pos > begin) {
+      modified |= rewrite_cluster(std::string_view(s).substr(begin, pos - begin), changes);
+      begin = pos;
+    }
+    if (pos == s.size()) break;
+    previous = cp;
+    pos += n;
+  }
+  if (modified) text.transform(changes);
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

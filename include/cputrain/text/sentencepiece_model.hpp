@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/text_error.hpp"
 
 namespace cputrain::text {
@@ -117,7 +118,10 @@ inline sentencepiece_piece read_piece(proto_reader r) {
 }  // namespace detail
 
 /// The model of a SentencePiece .model file. Throws text_error naming the file for a damaged one.
-inline sentencepiece_model read_sentencepiece_model(const std::filesystem::path& file) {
+CPUTRAIN_DECL sentencepiece_model read_sentencepiece_model(const std::filesystem::path& file);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL sentencepiece_model read_sentencepiece_model(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw text_error(file.string() + ": cannot open");
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -149,5 +153,6 @@ inline sentencepiece_model read_sentencepiece_model(const std::filesystem::path&
   if (m.pieces.empty()) throw text_error(source + ": not a SentencePiece model: it has no pieces");
   return m;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/token_sequence.hpp"
 
@@ -97,8 +98,12 @@ inline void append_text(encoding& e, const token_sequence& tokens, std::int32_t 
 
 /// `first` (and `second` when given) as the layout wraps them; add_special = false leaves the specials out, as
 /// Hugging Face's add_special_tokens=False.
-inline encoding wrap(const special_tokens& specials, const token_sequence& first, const token_sequence* second,
-                     bool add_special = true) {
+CPUTRAIN_DECL encoding wrap(const special_tokens& specials, const token_sequence& first, const token_sequence* second,
+                            bool add_special = true);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL encoding wrap(const special_tokens& specials, const token_sequence& first, const token_sequence* second,
+                            bool add_special) {
   encoding e;
   const bool pair = second != nullptr;
   const std::size_t total = first.size() + (pair ? second->size() : 0) + (add_special ? specials.added(pair) : 0);
@@ -121,5 +126,6 @@ inline encoding wrap(const special_tokens& specials, const token_sequence& first
   if (wraps) detail::append_special(e, specials.sep, second_type);
   return e;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -17,6 +17,7 @@
 #include <utility>
 #include <variant>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
 #include "cputrain/text/padding.hpp"
@@ -40,23 +41,11 @@ class tokenizer {
   using pipeline = std::variant<bert_tokenizer, byte_level_bpe_tokenizer, unigram_tokenizer>;
 
   /// BERT's WordPiece with its [CLS] A [SEP] (B [SEP]) layout and its vocabulary's special tokens.
-  explicit tokenizer(bert_tokenizer wordpiece)
-      : tokenizer(pipeline(std::move(wordpiece)), special_tokens{}) {
-    const auto& vocab = std::get<bert_tokenizer>(*pipeline_).vocab();
-    specials_ = {special_layout::bert, vocab.cls_id(), vocab.sep_id(), vocab.pad_id(), vocab.mask_id(), vocab.unk_id()};
-  }
+  explicit tokenizer(bert_tokenizer wordpiece);
 
   /// A pipeline with the layout and special tokens its files name. Throws text_error when the layout needs cls and
   /// sep ids the pipeline does not have.
-  tokenizer(pipeline p, special_tokens specials)
-      : pipeline_(std::make_shared<const pipeline>(std::move(p))), specials_(specials) {
-    if (specials_.layout != special_layout::none) {
-      for (const std::int32_t id : {specials_.cls, specials_.sep})
-        if (id < 0 || static_cast<std::size_t>(id) >= id_count())
-          throw text_error("tokenizer: special token id " + std::to_string(id) + " is outside the vocabulary of " +
-                           std::to_string(id_count()));
-    }
-  }
+  tokenizer(pipeline p, special_tokens specials);
 
   [[nodiscard]] const pipeline& get() const noexcept { return *pipeline_; }
   [[nodiscard]] const special_tokens& specials() const noexcept { return specials_; }
@@ -81,42 +70,20 @@ class tokenizer {
   }
 
   /// Appends the tokens of `text`, no special tokens added, to `out`. Throws text_error for invalid UTF-8.
-  void encode(std::string_view text, token_sequence& out) const {
-    std::visit([&](const auto& p) { p.encode(text, out); }, *pipeline_);
-  }
+  void encode(std::string_view text, token_sequence& out) const;
 
   /// One text with the special tokens (unless add_special is false).
-  [[nodiscard]] encoding encode(std::string_view text, bool add_special = true) const {
-    token_sequence tokens;
-    encode(text, tokens);
-    return wrap(specials_, tokens, nullptr, add_special);
-  }
+  [[nodiscard]] encoding encode(std::string_view text, bool add_special = true) const;
 
   /// A pair of texts (a question and its context; two sentences) with the special tokens.
-  [[nodiscard]] encoding encode_pair(std::string_view first, std::string_view second, bool add_special = true) const {
-    token_sequence a, b;
-    encode(first, a);
-    encode(second, b);
-    return wrap(specials_, a, &b, add_special);
-  }
+  [[nodiscard]] encoding encode_pair(std::string_view first, std::string_view second, bool add_special = true) const;
 
   /// One text cut to `truncation.max_length` tokens with the special tokens, as Hugging Face's truncation=True.
   [[nodiscard]] encoding encode(std::string_view text, const truncation_options& truncation,
-                                bool add_special = true) const {
-    token_sequence tokens;
-    encode(text, tokens);
-    truncate(tokens, nullptr, budget(truncation, false, add_special), truncation);
-    return wrap(specials_, tokens, nullptr, add_special);
-  }
+                                bool add_special = true) const;
   /// A pair cut as `truncation` says (run_glue's longest_first by default).
   [[nodiscard]] encoding encode_pair(std::string_view first, std::string_view second,
-                                     const truncation_options& truncation, bool add_special = true) const {
-    token_sequence a, b;
-    encode(first, a);
-    encode(second, b);
-    truncate(a, &b, budget(truncation, true, add_special), truncation);
-    return wrap(specials_, a, &b, add_special);
-  }
+                                     const truncation_options& truncation, bool add_special = true) const;
 
   /// Pads `batch` with this tokenizer's padding token (attention mask 0). Throws text_error when it has none.
   void pad(std::span<encoding> batch, const padding_options& padding) const {
@@ -126,63 +93,24 @@ class tokenizer {
   /// Text already split into words (Hugging Face's is_split_into_words=True, as run_ner.py calls it): each word
   /// tokenized alone, its tokens' word id the word's index and their offsets within the word. A byte-level tokenizer
   /// must add a prefix space to each word (add_prefix_space), as RobertaTokenizerFast requires.
-  [[nodiscard]] encoding encode_words(std::span<const std::string> words, bool add_special = true) const {
-    token_sequence tokens;
-    words_into(words, tokens);
-    return wrap(specials_, tokens, nullptr, add_special);
-  }
+  [[nodiscard]] encoding encode_words(std::span<const std::string> words, bool add_special = true) const;
   /// Words cut to `truncation.max_length` tokens with the special tokens (run_ner's truncation=True).
   [[nodiscard]] encoding encode_words(std::span<const std::string> words, const truncation_options& truncation,
-                                      bool add_special = true) const {
-    token_sequence tokens;
-    words_into(words, tokens);
-    truncate(tokens, nullptr, budget(truncation, false, add_special), truncation);
-    return wrap(specials_, tokens, nullptr, add_special);
-  }
+                                      bool add_special = true) const;
   [[nodiscard]] encoding encode_words_pair(std::span<const std::string> first, std::span<const std::string> second,
-                                           bool add_special = true) const {
-    token_sequence a, b;
-    words_into(first, a);
-    words_into(second, b);
-    return wrap(specials_, a, &b, add_special);
-  }
+                                           bool add_special = true) const;
   [[nodiscard]] encoding encode_words_pair(std::span<const std::string> first, std::span<const std::string> second,
-                                           const truncation_options& truncation, bool add_special = true) const {
-    token_sequence a, b;
-    words_into(first, a);
-    words_into(second, b);
-    truncate(a, &b, budget(truncation, true, add_special), truncation);
-    return wrap(specials_, a, &b, add_special);
-  }
+                                           const truncation_options& truncation, bool add_special = true) const;
 
   /// The id of `token` in the vocabulary or among the added tokens.
-  [[nodiscard]] std::optional<std::int32_t> token_to_id(std::string_view token) const {
-    if (const auto* wordpiece = std::get_if<bert_tokenizer>(pipeline_.get())) return wordpiece->vocab().find(token);
-    return std::visit([&](const auto& p) -> std::optional<std::int32_t> {
-      if constexpr (std::is_same_v<std::decay_t<decltype(p)>, bert_tokenizer>) return std::nullopt;
-      else return p.find(token);
-    }, *pipeline_);
-  }
+  [[nodiscard]] std::optional<std::int32_t> token_to_id(std::string_view token) const;
 
   /// The token an id stands for: an added token's content, else the model's token; nullopt for an unused id.
-  [[nodiscard]] std::optional<std::string> id_to_token(std::int32_t id) const {
-    if (id < 0) return std::nullopt;
-    if (const auto* wordpiece = std::get_if<bert_tokenizer>(pipeline_.get())) {
-      if (static_cast<std::size_t>(id) >= wordpiece->vocab().size()) return std::nullopt;
-      return wordpiece->vocab().token(id);
-    }
-    if (const auto* bpe = std::get_if<byte_level_bpe_tokenizer>(pipeline_.get())) return bpe->token(id);
-    return std::get<unigram_tokenizer>(*pipeline_).token(id);
-  }
+  [[nodiscard]] std::optional<std::string> id_to_token(std::int32_t id) const;
 
   /// One past the largest id the tokenizer can produce (Hugging Face's len(tokenizer)): the model's vocab_size
   /// must be at least this.
-  [[nodiscard]] std::size_t id_count() const noexcept {
-    return std::visit([](const auto& p) -> std::size_t {
-      if constexpr (std::is_same_v<std::decay_t<decltype(p)>, bert_tokenizer>) return p.vocab().size();
-      else return p.id_count();
-    }, *pipeline_);
-  }
+  [[nodiscard]] std::size_t id_count() const noexcept;
 
  private:
   // Tokens the texts may keep: max_length less the special tokens. A max_length below their count is refused
@@ -210,5 +138,114 @@ class tokenizer {
   special_tokens specials_;
   tokenizer_defaults defaults_;
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL tokenizer::tokenizer(bert_tokenizer wordpiece)
+    : tokenizer(pipeline(std::move(wordpiece)), special_tokens{}) {
+  const auto& vocab = std::get<bert_tokenizer>(*pipeline_).vocab();
+  specials_ = {special_layout::bert, vocab.cls_id(), vocab.sep_id(), vocab.pad_id(), vocab.mask_id(), vocab.unk_id()};
+}
+
+CPUTRAIN_DECL tokenizer::tokenizer(pipeline p, special_tokens specials)
+    : pipeline_(std::make_shared<const pipeline>(std::move(p))), specials_(specials) {
+  if (specials_.layout != special_layout::none) {
+    for (const std::int32_t id : {specials_.cls, specials_.sep})
+      if (id < 0 || static_cast<std::size_t>(id) >= id_count())
+        throw text_error("tokenizer: special token id " + std::to_string(id) + " is outside the vocabulary of " +
+                         std::to_string(id_count()));
+  }
+}
+
+CPUTRAIN_DECL void tokenizer::encode(std::string_view text, token_sequence& out) const {
+  std::visit([&](const auto& p) { p.encode(text, out); }, *pipeline_);
+}
+
+CPUTRAIN_DECL encoding tokenizer::encode(std::string_view text, bool add_special) const {
+  token_sequence tokens;
+  encode(text, tokens);
+  return wrap(specials_, tokens, nullptr, add_special);
+}
+
+CPUTRAIN_DECL encoding tokenizer::encode_pair(std::string_view first, std::string_view second, bool add_special) const {
+  token_sequence a, b;
+  encode(first, a);
+  encode(second, b);
+  return wrap(specials_, a, &b, add_special);
+}
+
+CPUTRAIN_DECL encoding tokenizer::encode(std::string_view text, const truncation_options& truncation,
+                                        bool add_special) const {
+  token_sequence tokens;
+  encode(text, tokens);
+  truncate(tokens, nullptr, budget(truncation, false, add_special), truncation);
+  return wrap(specials_, tokens, nullptr, add_special);
+}
+
+CPUTRAIN_DECL encoding tokenizer::encode_pair(std::string_view first, std::string_view second,
+                                             const truncation_options& truncation, bool add_special) const {
+  token_sequence a, b;
+  encode(first, a);
+  encode(second, b);
+  truncate(a, &b, budget(truncation, true, add_special), truncation);
+  return wrap(specials_, a, &b, add_special);
+}
+
+CPUTRAIN_DECL encoding tokenizer::encode_words(std::span<const std::string> words, bool add_special) const {
+  token_sequence tokens;
+  words_into(words, tokens);
+  return wrap(specials_, tokens, nullptr, add_special);
+}
+
+CPUTRAIN_DECL encoding tokenizer::encode_words(std::span<const std::string> words, const truncation_options& truncation,
+                                              bool add_special) const {
+  token_sequence tokens;
+  words_into(words, tokens);
+  truncate(tokens, nullptr, budget(truncation, false, add_special), truncation);
+  return wrap(specials_, tokens, nullptr, add_special);
+}
+
+CPUTRAIN_DECL encoding tokenizer::encode_words_pair(std::span<const std::string> first,
+                                                   std::span<const std::string> second, bool add_special) const {
+  token_sequence a, b;
+  words_into(first, a);
+  words_into(second, b);
+  return wrap(specials_, a, &b, add_special);
+}
+
+CPUTRAIN_DECL encoding tokenizer::encode_words_pair(std::span<const std::string> first,
+                                                   std::span<const std::string> second,
+                                                   const truncation_options& truncation, bool add_special) const {
+  token_sequence a, b;
+  words_into(first, a);
+  words_into(second, b);
+  truncate(a, &b, budget(truncation, true, add_special), truncation);
+  return wrap(specials_, a, &b, add_special);
+}
+
+CPUTRAIN_DECL std::optional<std::int32_t> tokenizer::token_to_id(std::string_view token) const {
+  if (const auto* wordpiece = std::get_if<bert_tokenizer>(pipeline_.get())) return wordpiece->vocab().find(token);
+  return std::visit([&](const auto& p) -> std::optional<std::int32_t> {
+    if constexpr (std::is_same_v<std::decay_t<decltype(p)>, bert_tokenizer>) return std::nullopt;
+    else return p.find(token);
+  }, *pipeline_);
+}
+
+CPUTRAIN_DECL std::optional<std::string> tokenizer::id_to_token(std::int32_t id) const {
+  if (id < 0) return std::nullopt;
+  if (const auto* wordpiece = std::get_if<bert_tokenizer>(pipeline_.get())) {
+    if (static_cast<std::size_t>(id) >= wordpiece->vocab().size()) return std::nullopt;
+    return wordpiece->vocab().token(id);
+  }
+  if (const auto* bpe = std::get_if<byte_level_bpe_tokenizer>(pipeline_.get())) return bpe->token(id);
+  return std::get<unigram_tokenizer>(*pipeline_).token(id);
+}
+
+CPUTRAIN_DECL std::size_t tokenizer::id_count() const noexcept {
+  return std::visit([](const auto& p) -> std::size_t {
+    if constexpr (std::is_same_v<std::decay_t<decltype(p)>, bert_tokenizer>) return p.vocab().size();
+    else return p.id_count();
+  }, *pipeline_);
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

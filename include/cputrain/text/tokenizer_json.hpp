@@ -20,6 +20,7 @@
 
 #include "cputrain/core/json_message.hpp"
 #include "cputrain/core/json_nesting.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
@@ -110,40 +111,9 @@ class json_at {
   std::string path_;
 };
 
-inline nlohmann::json parse_tokenizer_json(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw text_error(file.string() + ": cannot open: " + std::strerror(errno));
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw text_error(file.string() + ": cannot read: " + std::strerror(errno));
-  try {
-    return nlohmann::json::parse(text, json_nesting_limit<nlohmann::json>([&] {
-      throw text_error(file.string() + ": not a tokenizer.json: the JSON nests deeper than " +
-                       std::to_string(json_max_nesting) + " levels");
-    }));
-  } catch (const nlohmann::json::exception& e) {
-    throw text_error(file.string() + ": not valid JSON: " + e.what());
-  }
-}
+CPUTRAIN_DECL nlohmann::json parse_tokenizer_json(const std::filesystem::path& file);
 
-inline std::vector<added_token> read_added_tokens(const json_at& list) {
-  std::vector<added_token> out;
-  if (list.is_null()) return out;
-  if (!list.value().is_array()) list.expected("an array of added tokens");
-  for (std::size_t i = 0; i < list.value().size(); ++i) {
-    const json_at t = list.at(i);
-    added_token a;
-    a.id = t["id"].id();
-    a.content = t["content"].string();
-    if (a.content.empty()) t["content"].fail("is empty");
-    a.single_word = t["single_word"].boolean(false);
-    a.lstrip = t["lstrip"].boolean(false);
-    a.rstrip = t["rstrip"].boolean(false);
-    a.normalized = t["normalized"].boolean(false);
-    a.special = t["special"].boolean(false);
-    out.push_back(std::move(a));
-  }
-  return out;
-}
+CPUTRAIN_DECL std::vector<added_token> read_added_tokens(const json_at& list);
 
 /// model.merges in either form tokenizer.json has used: "a b" strings or ["a", "b"] pairs.
 inline std::vector<std::pair<std::string, std::string>> read_merges(const json_at& list) {
@@ -249,7 +219,71 @@ inline special_tokens read_template_processing(const json_at& post) {
 /// The layout and tokens of a post_processor: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel (which
 /// adds nothing) or none. `trim_offsets` receives RobertaProcessing's and ByteLevel's switch (true when unset; false
 /// without a post-processor, which trims nothing).
-inline special_tokens read_post_processor(const json_at& post, bool* trim_offsets = nullptr) {
+CPUTRAIN_DECL special_tokens read_post_processor(const json_at& post, bool* trim_offsets = nullptr);
+
+/// tokenizer.json's "truncation": {"max_length", "strategy" (LongestFirst, OnlyFirst, OnlySecond), "stride",
+/// "direction" (Right, Left)}. A stride only matters for overflowing windows, which encode() does not make.
+CPUTRAIN_DECL std::optional<truncation_options> read_truncation(const json_at& t);
+
+/// A padding length: a file cannot make every encoding 2^20 tokens or longer (models take 512 to a few thousand).
+inline std::size_t padding_length(const json_at& n) {
+  if (!n.value().is_number_unsigned()) n.expected("a token count");
+  const auto v = n.value().get<std::uint64_t>();
+  if (v >= (1u << 20)) n.fail("is " + std::to_string(v) + "; cputrain pads to fewer than 1048576 tokens");
+  return static_cast<std::size_t>(v);
+}
+
+/// tokenizer.json's "padding": {"strategy" ("BatchLongest" or {"Fixed": n}), "direction", "pad_to_multiple_of",
+/// "pad_id", "pad_type_id" (0: cputrain pads with type id 0), "pad_token"}; its pad_id goes to `pad_id`.
+CPUTRAIN_DECL std::optional<padding_options> read_padding(const json_at& p, std::optional<std::int32_t>& pad_id);
+
+/// The byte-level BPE tokenizer a parsed tokenizer.json describes (`root` is its top level).
+CPUTRAIN_DECL byte_level_bpe_file read_byte_level_bpe(const json_at& root, const std::string& source);
+
+}  // namespace detail
+
+/// Reads a byte-level BPE tokenizer.json (GPT-2, RoBERTa). Throws text_error naming the file and the JSON path.
+CPUTRAIN_DECL byte_level_bpe_file load_byte_level_bpe(const std::filesystem::path& file);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+namespace detail {
+
+CPUTRAIN_DECL nlohmann::json parse_tokenizer_json(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw text_error(file.string() + ": cannot open: " + std::strerror(errno));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw text_error(file.string() + ": cannot read: " + std::strerror(errno));
+  try {
+    return nlohmann::json::parse(text, json_nesting_limit<nlohmann::json>([&] {
+      throw text_error(file.string() + ": not a tokenizer.json: the JSON nests deeper than " +
+                       std::to_string(json_max_nesting) + " levels");
+    }));
+  } catch (const nlohmann::json::exception& e) {
+    throw text_error(file.string() + ": not valid JSON: " + e.what());
+  }
+}
+
+CPUTRAIN_DECL std::vector<added_token> read_added_tokens(const json_at& list) {
+  std::vector<added_token> out;
+  if (list.is_null()) return out;
+  if (!list.value().is_array()) list.expected("an array of added tokens");
+  for (std::size_t i = 0; i < list.value().size(); ++i) {
+    const json_at t = list.at(i);
+    added_token a;
+    a.id = t["id"].id();
+    a.content = t["content"].string();
+    if (a.content.empty()) t["content"].fail("is empty");
+    a.single_word = t["single_word"].boolean(false);
+    a.lstrip = t["lstrip"].boolean(false);
+    a.rstrip = t["rstrip"].boolean(false);
+    a.normalized = t["normalized"].boolean(false);
+    a.special = t["special"].boolean(false);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+CPUTRAIN_DECL special_tokens read_post_processor(const json_at& post, bool* trim_offsets) {
   if (post.is_null()) {
     if (trim_offsets) *trim_offsets = false;
     return {};
@@ -270,9 +304,7 @@ inline special_tokens read_post_processor(const json_at& post, bool* trim_offset
   return out;
 }
 
-/// tokenizer.json's "truncation": {"max_length", "strategy" (LongestFirst, OnlyFirst, OnlySecond), "stride",
-/// "direction" (Right, Left)}. A stride only matters for overflowing windows, which encode() does not make.
-inline std::optional<truncation_options> read_truncation(const json_at& t) {
+CPUTRAIN_DECL std::optional<truncation_options> read_truncation(const json_at& t) {
   if (t.is_null()) return std::nullopt;
   truncation_options o;
   const json_at length = t["max_length"];
@@ -288,17 +320,7 @@ inline std::optional<truncation_options> read_truncation(const json_at& t) {
   return o;
 }
 
-/// A padding length: a file cannot make every encoding 2^20 tokens or longer (models take 512 to a few thousand).
-inline std::size_t padding_length(const json_at& n) {
-  if (!n.value().is_number_unsigned()) n.expected("a token count");
-  const auto v = n.value().get<std::uint64_t>();
-  if (v >= (1u << 20)) n.fail("is " + std::to_string(v) + "; cputrain pads to fewer than 1048576 tokens");
-  return static_cast<std::size_t>(v);
-}
-
-/// tokenizer.json's "padding": {"strategy" ("BatchLongest" or {"Fixed": n}), "direction", "pad_to_multiple_of",
-/// "pad_id", "pad_type_id" (0: cputrain pads with type id 0), "pad_token"}; its pad_id goes to `pad_id`.
-inline std::optional<padding_options> read_padding(const json_at& p, std::optional<std::int32_t>& pad_id) {
+CPUTRAIN_DECL std::optional<padding_options> read_padding(const json_at& p, std::optional<std::int32_t>& pad_id) {
   if (p.is_null()) return std::nullopt;
   padding_options o;
   const json_at strategy = p["strategy"];
@@ -319,8 +341,7 @@ inline std::optional<padding_options> read_padding(const json_at& p, std::option
   return o;
 }
 
-/// The byte-level BPE tokenizer a parsed tokenizer.json describes (`root` is its top level).
-inline byte_level_bpe_file read_byte_level_bpe(const json_at& root, const std::string& source) {
+CPUTRAIN_DECL byte_level_bpe_file read_byte_level_bpe(const json_at& root, const std::string& source) {
   if (!root.value().is_object()) root.expected("an object");
   if (!root["normalizer"].is_null())
     root["normalizer"].fail("is set, but a byte-level tokenizer here takes none (GPT-2's and RoBERTa's have none)");
@@ -342,10 +363,10 @@ inline byte_level_bpe_file read_byte_level_bpe(const json_at& root, const std::s
 
 }  // namespace detail
 
-/// Reads a byte-level BPE tokenizer.json (GPT-2, RoBERTa). Throws text_error naming the file and the JSON path.
-inline byte_level_bpe_file load_byte_level_bpe(const std::filesystem::path& file) {
+CPUTRAIN_DECL byte_level_bpe_file load_byte_level_bpe(const std::filesystem::path& file) {
   const nlohmann::json json = detail::parse_tokenizer_json(file);
   return detail::read_byte_level_bpe(detail::json_at(file, json, ""), file.string());
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
@@ -76,7 +77,12 @@ inline nlohmann::ordered_json added_tokens_json(const std::vector<added_token>& 
 }  // namespace detail
 
 /// The tokenizer.json of `t` with `specials`. Throws text_error when a special token's id has no token.
-inline nlohmann::ordered_json to_tokenizer_json(const byte_level_bpe_tokenizer& t, const special_tokens& specials) {
+CPUTRAIN_DECL nlohmann::ordered_json to_tokenizer_json(const byte_level_bpe_tokenizer& t,
+                                                       const special_tokens& specials);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL nlohmann::ordered_json to_tokenizer_json(const byte_level_bpe_tokenizer& t,
+                                                       const special_tokens& specials) {
   const auto token_of = [&](std::int32_t id) { return detail::special_token_text(t.token(id), id); };
   const bool wraps = specials.layout != special_layout::none;
   const std::string cls = wraps ? token_of(specials.cls) : "", sep = wraps ? token_of(specials.sep) : "";
@@ -94,5 +100,6 @@ inline nlohmann::ordered_json to_tokenizer_json(const byte_level_bpe_tokenizer& 
            {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
           {"model", detail::bpe_model_json(t.model())}};
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

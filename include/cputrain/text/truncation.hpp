@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/token_sequence.hpp"
 
@@ -40,7 +41,12 @@ inline void keep_tokens(token_sequence& t, std::size_t n, text_side side) {
 /// Cuts `first` (and `second`, for a pair) to at most `budget` tokens together: max_length less the special tokens
 /// the layout adds. Throws text_error, when something must be cut, if only_second has no second text or the text
 /// it may cut is shorter than what must go (Hugging Face refuses both then, and only then).
-inline void truncate(token_sequence& first, token_sequence* second, std::size_t budget, const truncation_options& o) {
+CPUTRAIN_DECL void truncate(token_sequence& first, token_sequence* second, std::size_t budget,
+                            const truncation_options& o);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void truncate(token_sequence& first, token_sequence* second, std::size_t budget,
+                            const truncation_options& o) {
   const std::size_t n_first = first.size(), n_second = second ? second->size() : 0;
   if (budget == 0) {
     first.clear();
@@ -71,5 +77,6 @@ inline void truncate(token_sequence& first, token_sequence* second, std::size_t 
   detail::keep_tokens(first, first_is_short ? short_n : long_n, o.side);
   detail::keep_tokens(*second, first_is_short ? long_n : short_n, o.side);
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/metaspace.hpp"
 #include "cputrain/text/normalizer_steps.hpp"
@@ -26,8 +27,11 @@ namespace cputrain::text {
 
 /// `file`: a SentencePiece Unigram model. `prepend`: Metaspace's prepend scheme (tokenizer_config.json's
 /// add_prefix_space false makes it never). Throws text_error naming the file.
-inline unigram_file load_xlm_roberta_sentencepiece(const std::filesystem::path& file,
-                                                   prepend_scheme prepend = prepend_scheme::always) {
+CPUTRAIN_DECL unigram_file load_xlm_roberta_sentencepiece(const std::filesystem::path& file,
+                                                          prepend_scheme prepend = prepend_scheme::always);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL unigram_file load_xlm_roberta_sentencepiece(const std::filesystem::path& file, prepend_scheme prepend) {
   const sentencepiece_model spm = read_sentencepiece_model(file);
   const std::string source = file.string();
   if (spm.model_type != 1)
@@ -73,5 +77,6 @@ inline unigram_file load_xlm_roberta_sentencepiece(const std::filesystem::path& 
   specials.mask = mask;
   return {unigram_tokenizer(std::move(model), normalizer_chain(std::move(steps)), metaspace, added), specials};
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

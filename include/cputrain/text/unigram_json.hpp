@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/json_message.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/base64.hpp"
 #include "cputrain/text/metaspace.hpp"
 #include "cputrain/text/normalizer_steps.hpp"
@@ -145,7 +146,17 @@ inline metaspace_options read_metaspace(const json_at& pre) {
 }
 
 /// The Unigram tokenizer a parsed tokenizer.json describes (`root` is its top level).
-inline unigram_file read_unigram(const json_at& root, const std::string& source) {
+CPUTRAIN_DECL unigram_file read_unigram(const json_at& root, const std::string& source);
+
+}  // namespace detail
+
+/// Reads a SentencePiece Unigram tokenizer.json. Throws text_error naming the file and the JSON path.
+CPUTRAIN_DECL unigram_file load_unigram(const std::filesystem::path& file);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+namespace detail {
+
+CPUTRAIN_DECL unigram_file read_unigram(const json_at& root, const std::string& source) {
   if (!root.value().is_object()) root.expected("an object");
   std::vector<normalizer_chain::step> steps;
   read_normalizer(root["normalizer"], steps);
@@ -160,10 +171,10 @@ inline unigram_file read_unigram(const json_at& root, const std::string& source)
 
 }  // namespace detail
 
-/// Reads a SentencePiece Unigram tokenizer.json. Throws text_error naming the file and the JSON path.
-inline unigram_file load_unigram(const std::filesystem::path& file) {
+CPUTRAIN_DECL unigram_file load_unigram(const std::filesystem::path& file) {
   const nlohmann::json json = detail::parse_tokenizer_json(file);
   return detail::read_unigram(detail::json_at(file, json, ""), file.string());
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

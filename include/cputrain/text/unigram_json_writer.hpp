@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/base64.hpp"
 #include "cputrain/text/normalizer_steps.hpp"
 #include "cputrain/text/special_tokens.hpp"
@@ -73,7 +74,10 @@ inline nlohmann::ordered_json template_json(const special_tokens& s, const std::
 }  // namespace detail
 
 /// The tokenizer.json of `t` with `specials`. Throws text_error when a special token's id has no token.
-inline nlohmann::ordered_json to_tokenizer_json(const unigram_tokenizer& t, const special_tokens& specials) {
+CPUTRAIN_DECL nlohmann::ordered_json to_tokenizer_json(const unigram_tokenizer& t, const special_tokens& specials);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL nlohmann::ordered_json to_tokenizer_json(const unigram_tokenizer& t, const special_tokens& specials) {
   const auto added = t.added_tokens();
   const auto token_of = [&](std::int32_t id) { return detail::special_token_text(t.token(id), id); };
   const bool wraps = specials.layout != special_layout::none;
@@ -95,5 +99,6 @@ inline nlohmann::ordered_json to_tokenizer_json(const unigram_tokenizer& t, cons
             {"vocab", std::move(vocab)},
             {"byte_fallback", t.model().byte_fallback()}}}};
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

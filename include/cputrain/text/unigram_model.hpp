@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/word_cache.hpp"
 
@@ -30,34 +31,7 @@ namespace cputrain::text {
 /// decimal digits as an integer, then multiplies or divides once by a power of ten, which is 1 ulp off the exact
 /// value for about one score in twenty. The digits are those of the shortest form that reads back as `parsed`, the
 /// form Python's json and Rust's serde_json write; and the ulp decides near-ties between splits.
-inline double score_as_reference_reads(double parsed) {
-  if (!std::isfinite(parsed) || parsed == 0.0) return parsed;
-  char buffer[64];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, parsed, std::chars_format::scientific);
-  if (ec != std::errc()) return parsed;
-  const std::string_view text(buffer, static_cast<std::size_t>(end - buffer));
-  const std::size_t e = text.find('e');
-  std::uint64_t digits = 0;
-  int count = 0;
-  for (const char c : text.substr(0, e))
-    if (c >= '0' && c <= '9') {
-      digits = digits * 10 + static_cast<std::uint64_t>(c - '0');
-      ++count;
-    }
-  int exponent = std::stoi(std::string(text.substr(e + 1))) - (count - 1);
-  static const auto powers = [] {
-    std::array<double, 309> p{};
-    for (int k = 0; k <= 308; ++k) p[static_cast<std::size_t>(k)] = std::strtod(("1e" + std::to_string(k)).c_str(), nullptr);
-    return p;
-  }();
-  double f = static_cast<double>(digits);
-  while (exponent < -308) {
-    f /= 1e308;
-    exponent += 308;
-  }
-  f = exponent >= 0 ? f * powers[static_cast<std::size_t>(exponent)] : f / powers[static_cast<std::size_t>(-exponent)];
-  return parsed < 0 ? -f : f;
-}
+CPUTRAIN_DECL double score_as_reference_reads(double parsed);
 
 /// A token of one piece: its id and its bytes [begin, end) within the piece.
 struct unigram_token {
@@ -73,17 +47,7 @@ class unigram_model {
   /// reference's converter without JSON and are used as they are. Throws text_error naming `source` for an empty
   /// vocabulary or an unk_id outside it.
   unigram_model(std::vector<std::pair<std::string, double>> vocab, std::optional<std::int32_t> unk_id,
-                bool byte_fallback, const std::string& source, bool from_json = true)
-      : vocab_(std::move(vocab)), unk_id_(unk_id), byte_fallback_(byte_fallback) {
-    if (vocab_.empty()) throw text_error(source + ": the Unigram vocabulary is empty");
-    if (unk_id_ && static_cast<std::size_t>(*unk_id_) >= vocab_.size())
-      throw text_error(source + ": unk_id " + std::to_string(*unk_id_) + " is outside the vocabulary of " +
-                       std::to_string(vocab_.size()));
-    scores_.reserve(vocab_.size());
-    for (const auto& entry : vocab_) scores_.push_back(from_json ? score_as_reference_reads(entry.second) : entry.second);
-    min_score_ = *std::min_element(scores_.begin(), scores_.end());
-    build_trie();
-  }
+                bool byte_fallback, const std::string& source, bool from_json = true);
 
   /// The tokens with their scores as given (written back unchanged).
   [[nodiscard]] const std::vector<std::pair<std::string, double>>& vocab() const noexcept { return vocab_; }
@@ -266,5 +230,50 @@ class unigram_model {
   std::array<std::uint32_t, 256> root_children_{};
   std::uint64_t cache_owner_ = new_cache_owner();  // pieces tokenized before (word_cache.hpp)
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL double score_as_reference_reads(double parsed) {
+  if (!std::isfinite(parsed) || parsed == 0.0) return parsed;
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, parsed, std::chars_format::scientific);
+  if (ec != std::errc()) return parsed;
+  const std::string_view text(buffer, static_cast<std::size_t>(end - buffer));
+  const std::size_t e = text.find('e');
+  std::uint64_t digits = 0;
+  int count = 0;
+  for (const char c : text.substr(0, e))
+    if (c >= '0' && c <= '9') {
+      digits = digits * 10 + static_cast<std::uint64_t>(c - '0');
+      ++count;
+    }
+  int exponent = std::stoi(std::string(text.substr(e + 1))) - (count - 1);
+  static const auto powers = [] {
+    std::array<double, 309> p{};
+    for (int k = 0; k <= 308; ++k) p[static_cast<std::size_t>(k)] = std::strtod(("1e" + std::to_string(k)).c_str(), nullptr);
+    return p;
+  }();
+  double f = static_cast<double>(digits);
+  while (exponent < -308) {
+    f /= 1e308;
+    exponent += 308;
+  }
+  f = exponent >= 0 ? f * powers[static_cast<std::size_t>(exponent)] : f / powers[static_cast<std::size_t>(-exponent)];
+  return parsed < 0 ? -f : f;
+}
+
+CPUTRAIN_DECL unigram_model::unigram_model(std::vector<std::pair<std::string, double>> vocab,
+                                           std::optional<std::int32_t> unk_id, bool byte_fallback,
+                                           const std::string& source, bool from_json)
+    : vocab_(std::move(vocab)), unk_id_(unk_id), byte_fallback_(byte_fallback) {
+  if (vocab_.empty()) throw text_error(source + ": the Unigram vocabulary is empty");
+  if (unk_id_ && static_cast<std::size_t>(*unk_id_) >= vocab_.size())
+    throw text_error(source + ": unk_id " + std::to_string(*unk_id_) + " is outside the vocabulary of " +
+                     std::to_string(vocab_.size()));
+  scores_.reserve(vocab_.size());
+  for (const auto& entry : vocab_) scores_.push_back(from_json ? score_as_reference_reads(entry.second) : entry.second);
+  min_score_ = *std::min_element(scores_.begin(), scores_.end());
+  build_trie();
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/char_positions.hpp"
 #include "cputrain/text/metaspace.hpp"
@@ -69,25 +70,7 @@ class unigram_tokenizer {
 
   /// Appends the tokens of `text` (no special tokens added) to `out`. Throws text_error for invalid UTF-8 or a text
   /// of 4 GiB or more.
-  void encode(std::string_view text, token_sequence& out) const {
-    check_tokenizer_input(text);
-    thread_local std::vector<text_segment> segments;
-    segments.clear();
-    raw_added_.split(text, segments);
-    const char_positions positions(text);
-    std::uint32_t word = 0;
-    for (const auto& s : segments) {
-      if (s.token >= 0) {
-        out.push_back(raw_added_.tokens()[static_cast<std::size_t>(s.token)].id,
-                      positions.chars(s.outer_begin, s.outer_end), {s.outer_begin, s.outer_end}, word++);
-        continue;
-      }
-      thread_local normalized_text normalized;
-      normalized.assign(text.substr(s.begin, s.end - s.begin));
-      normalizer_.apply(normalized);
-      encode_normalized(normalized, s.begin, positions, out, word);
-    }
-  }
+  void encode(std::string_view text, token_sequence& out) const;
 
   token_sequence encode(std::string_view text) const {
     token_sequence out;
@@ -107,25 +90,7 @@ class unigram_tokenizer {
   // normalized form has, and the words of the rest.
   // `normalized` is scratch: the words are cut in place when no added token splits it.
   void encode_normalized(normalized_text& normalized, std::uint32_t shift, const char_positions& positions,
-                         token_sequence& out, std::uint32_t& word) const {
-    thread_local std::vector<text_segment> parts;
-    parts.clear();
-    if (normalized.empty()) return;
-    normalized_added_.split(normalized.str(), parts);
-    for (const auto& p : parts) {
-      if (p.token >= 0) {
-        const text_span o = normalized.original(p.outer_begin, p.outer_end);
-        push(normalized_added_.tokens()[static_cast<std::size_t>(p.token)].id, o, shift, positions, out, word++);
-        continue;
-      }
-      if (parts.size() == 1) {
-        encode_words(normalized, shift, starts_text(normalized, shift), positions, out, word);
-        continue;
-      }
-      normalized_text part = normalized.slice(p.begin, p.end);
-      encode_words(part, shift, starts_text(part, shift), positions, out, word);
-    }
-  }
+                         token_sequence& out, std::uint32_t& word) const;
 
   // Whether `t` (of the stretch at byte `shift`) begins the whole text: Metaspace's prepend_scheme "first".
   static bool starts_text(const normalized_text& t, std::uint32_t shift) noexcept {
@@ -133,19 +98,7 @@ class unigram_tokenizer {
   }
 
   void encode_words(normalized_text& part, std::uint32_t shift, bool at_text_start, const char_positions& positions,
-                    token_sequence& out, std::uint32_t& word) const {
-    thread_local std::vector<std::pair<std::size_t, std::size_t>> pieces;
-    thread_local std::vector<unigram_token> tokens;
-    pieces.clear();
-    metaspace_split(metaspace_, part, at_text_start, pieces);
-    const std::string_view s = part.str();
-    for (const auto& [begin, end] : pieces) {
-      tokens.clear();
-      model_->tokenize(s.substr(begin, end - begin), tokens);
-      for (const auto& t : tokens) push(t.id, part.original(begin + t.begin, begin + t.end), shift, positions, out, word);
-      ++word;
-    }
-  }
+                    token_sequence& out, std::uint32_t& word) const;
 
   static void push(std::int32_t id, text_span original, std::uint32_t shift, const char_positions& positions,
                    token_sequence& out, std::uint32_t word) {
@@ -159,5 +112,65 @@ class unigram_tokenizer {
   added_token_matcher raw_added_;
   added_token_matcher normalized_added_;
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void unigram_tokenizer::encode(std::string_view text, token_sequence& out) const {
+  check_tokenizer_input(text);
+  thread_local std::vector<text_segment> segments;
+  segments.clear();
+  raw_added_.split(text, segments);
+  const char_positions positions(text);
+  std::uint32_t word = 0;
+  for (const auto& s : segments) {
+    if (s.token >= 0) {
+      out.push_back(raw_added_.tokens()[static_cast<std::size_t>(s.token)].id,
+                    positions.chars(s.outer_begin, s.outer_end), {s.outer_begin, s.outer_end}, word++);
+      continue;
+    }
+    thread_local normalized_text normalized;
+    normalized.assign(text.substr(s.begin, s.end - s.begin));
+    normalizer_.apply(normalized);
+    encode_normalized(normalized, s.begin, positions, out, word);
+  }
+}
+
+CPUTRAIN_DECL void unigram_tokenizer::encode_normalized(normalized_text& normalized, std::uint32_t shift,
+                                                     const char_positions& positions, token_sequence& out,
+                                                     std::uint32_t& word) const {
+  thread_local std::vector<text_segment> parts;
+  parts.clear();
+  if (normalized.empty()) return;
+  normalized_added_.split(normalized.str(), parts);
+  for (const auto& p : parts) {
+    if (p.token >= 0) {
+      const text_span o = normalized.original(p.outer_begin, p.outer_end);
+      push(normalized_added_.tokens()[static_cast<std::size_t>(p.token)].id, o, shift, positions, out, word++);
+      continue;
+    }
+    if (parts.size() == 1) {
+      encode_words(normalized, shift, starts_text(normalized, shift), positions, out, word);
+      continue;
+    }
+    normalized_text part = normalized.slice(p.begin, p.end);
+    encode_words(part, shift, starts_text(part, shift), positions, out, word);
+  }
+}
+
+CPUTRAIN_DECL void unigram_tokenizer::encode_words(normalized_text& part, std::uint32_t shift, bool at_text_start,
+                                                const char_positions& positions, token_sequence& out,
+                                                std::uint32_t& word) const {
+  thread_local std::vector<std::pair<std::size_t, std::size_t>> pieces;
+  thread_local std::vector<unigram_token> tokens;
+  pieces.clear();
+  metaspace_split(metaspace_, part, at_text_start, pieces);
+  const std::string_view s = part.str();
+  for (const auto& [begin, end] : pieces) {
+    tokens.clear();
+    model_->tokenize(s.substr(begin, end - begin), tokens);
+    for (const auto& t : tokens) push(t.id, part.original(begin + t.begin, begin + t.end), shift, positions, out, word);
+    ++word;
+  }
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

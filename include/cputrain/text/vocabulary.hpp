@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/char_classes.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/utf8.hpp"
@@ -29,57 +30,14 @@ class vocabulary {
   static constexpr std::string_view continuation_prefix = "##";
 
   /// Builds a vocabulary from tokens in id order; `source` names it in messages.
-  explicit vocabulary(std::vector<std::string> tokens, std::string source = "vocabulary")
-      : tokens_(std::move(tokens)), source_(std::move(source)) {
-    if (tokens_.empty()) throw text_error(source_ + ": the vocabulary is empty");
-    if (tokens_.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
-      throw text_error(source_ + ": more tokens than 32-bit ids can number");
-    words_.reserve(tokens_.size());
-    for (std::size_t id = 0; id < tokens_.size(); ++id) {
-      const std::string& token = tokens_[id];
-      std::string_view piece = token;
-      auto* table = &words_;
-      if (piece.size() > continuation_prefix.size() && piece.starts_with(continuation_prefix)) {
-        piece.remove_prefix(continuation_prefix.size());
-        table = &continuations_;
-      }
-      (*table)[std::string(piece)] = static_cast<std::int32_t>(id);
-      max_piece_chars_ = std::max(max_piece_chars_, count_code_points(piece));
-    }
-    unk_ = require("[UNK]");
-    cls_ = require("[CLS]");
-    sep_ = require("[SEP]");
-    pad_ = require("[PAD]");
-    mask_ = find("[MASK]");
-  }
+  explicit vocabulary(std::vector<std::string> tokens, std::string source = "vocabulary");
 
   /// Reads vocab.txt. Throws text_error naming the file and the line for an unreadable file, invalid UTF-8 or a
   /// missing special token.
-  static vocabulary load(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw text_error(file.string() + ": cannot open the vocabulary: " + std::strerror(errno));
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    if (in.bad()) throw text_error(file.string() + ": cannot read the vocabulary");
-    return parse(bytes.str(), file.string());
-  }
+  static vocabulary load(const std::filesystem::path& file);
 
   /// Parses the contents of a vocab.txt; `source` names it in messages.
-  static vocabulary parse(std::string_view text, std::string source) {
-    std::vector<std::string> tokens;
-    std::size_t line_start = 0;
-    while (line_start < text.size()) {
-      std::size_t line_end = text.find('\n', line_start);
-      if (line_end == std::string_view::npos) line_end = text.size();
-      std::string_view line = text.substr(line_start, line_end - line_start);
-      if (const std::size_t bad = find_invalid_utf8(line); bad != std::string_view::npos)
-        throw text_error(source + ": line " + std::to_string(tokens.size() + 1) + ": invalid UTF-8 at byte " +
-                         std::to_string(line_start + bad) + " of the file");
-      tokens.emplace_back(trim_end(line));
-      line_start = line_end + 1;
-    }
-    return vocabulary(std::move(tokens), std::move(source));
-  }
+  static vocabulary parse(std::string_view text, std::string source);
 
   std::size_t size() const noexcept { return tokens_.size(); }
   const std::string& source() const noexcept { return source_; }
@@ -155,5 +113,56 @@ class vocabulary {
   std::int32_t unk_ = 0, cls_ = 0, sep_ = 0, pad_ = 0;
   std::optional<std::int32_t> mask_;
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL vocabulary::vocabulary(std::vector<std::string> tokens, std::string source)
+    : tokens_(std::move(tokens)), source_(std::move(source)) {
+  if (tokens_.empty()) throw text_error(source_ + ": the vocabulary is empty");
+  if (tokens_.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+    throw text_error(source_ + ": more tokens than 32-bit ids can number");
+  words_.reserve(tokens_.size());
+  for (std::size_t id = 0; id < tokens_.size(); ++id) {
+    const std::string& token = tokens_[id];
+    std::string_view piece = token;
+    auto* table = &words_;
+    if (piece.size() > continuation_prefix.size() && piece.starts_with(continuation_prefix)) {
+      piece.remove_prefix(continuation_prefix.size());
+      table = &continuations_;
+    }
+    (*table)[std::string(piece)] = static_cast<std::int32_t>(id);
+    max_piece_chars_ = std::max(max_piece_chars_, count_code_points(piece));
+  }
+  unk_ = require("[UNK]");
+  cls_ = require("[CLS]");
+  sep_ = require("[SEP]");
+  pad_ = require("[PAD]");
+  mask_ = find("[MASK]");
+}
+
+CPUTRAIN_DECL vocabulary vocabulary::load(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw text_error(file.string() + ": cannot open the vocabulary: " + std::strerror(errno));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) throw text_error(file.string() + ": cannot read the vocabulary");
+  return parse(bytes.str(), file.string());
+}
+
+CPUTRAIN_DECL vocabulary vocabulary::parse(std::string_view text, std::string source) {
+  std::vector<std::string> tokens;
+  std::size_t line_start = 0;
+  while (line_start < text.size()) {
+    std::size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = text.size();
+    std::string_view line = text.substr(line_start, line_end - line_start);
+    if (const std::size_t bad = find_invalid_utf8(line); bad != std::string_view::npos)
+      throw text_error(source + ": line " + std::to_string(tokens.size() + 1) + ": invalid UTF-8 at byte " +
+                       std::to_string(line_start + bad) + " of the file");
+    tokens.emplace_back(trim_end(line));
+    line_start = line_end + 1;
+  }
+  return vocabulary(std::move(tokens), std::move(source));
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
@@ -87,7 +88,17 @@ inline bool read_wordpiece_added_tokens(const json_at& list, const vocabulary& v
 }
 
 /// The WordPiece tokenizer a parsed tokenizer.json describes (`root` is its top level).
-inline wordpiece_file read_wordpiece(const json_at& root, const std::string& source) {
+CPUTRAIN_DECL wordpiece_file read_wordpiece(const json_at& root, const std::string& source);
+
+}  // namespace detail
+
+/// Reads a WordPiece tokenizer.json. Throws text_error naming the file and the JSON path.
+CPUTRAIN_DECL wordpiece_file load_wordpiece(const std::filesystem::path& file);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+namespace detail {
+
+CPUTRAIN_DECL wordpiece_file read_wordpiece(const json_at& root, const std::string& source) {
   if (!root.value().is_object()) root.expected("an object");
   bert_tokenizer_options options = read_bert_normalizer(root["normalizer"]);
   (void)root["pre_tokenizer"].type({"BertPreTokenizer"});
@@ -110,10 +121,10 @@ inline wordpiece_file read_wordpiece(const json_at& root, const std::string& sou
 
 }  // namespace detail
 
-/// Reads a WordPiece tokenizer.json. Throws text_error naming the file and the JSON path.
-inline wordpiece_file load_wordpiece(const std::filesystem::path& file) {
+CPUTRAIN_DECL wordpiece_file load_wordpiece(const std::filesystem::path& file) {
   const nlohmann::json json = detail::parse_tokenizer_json(file);
   return detail::read_wordpiece(detail::json_at(file, json, ""), file.string());
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/train/training_options.hpp"
 
 namespace cputrain::train {
@@ -39,23 +40,30 @@ struct best_model_rule {
   }
 
   /// The ranked metric of one evaluation; usage_error listing the metrics there are when it is missing.
-  [[nodiscard]] double value_in(const nlohmann::ordered_json& metrics) const {
-    const auto it = metrics.find(key);
-    if (it != metrics.end() && it->is_number()) return it->get<double>();
-    std::string names;
-    for (auto m = metrics.begin(); m != metrics.end(); ++m) {
-      if (m.value().is_number()) names += (names.empty() ? "" : ", ") + m.key();
-    }
-    throw usage_error("--metric_for_best_model: the evaluation has no number \"" + key + "\"; it reports " +
-                      (names.empty() ? std::string("none") : names));
-  }
+  [[nodiscard]] double value_in(const nlohmann::ordered_json& metrics) const;
 };
 
 /// The checkpoints in the order save_total_limit deletes them (oldest first), as the Trainer orders them: the best
 /// one moved to the second-to-last place, so that only a newer best or the latest checkpoint outlives it. With a
 /// limit of 1 and a best that is not the latest, two are kept. Returns how many of `sorted` (by step) to delete.
-[[nodiscard]] inline std::size_t checkpoints_to_delete(std::vector<std::filesystem::path>& sorted, std::size_t limit,
-                                                       const std::optional<std::filesystem::path>& best) {
+[[nodiscard]] CPUTRAIN_DECL std::size_t checkpoints_to_delete(std::vector<std::filesystem::path>& sorted,
+                                                              std::size_t limit,
+                                                              const std::optional<std::filesystem::path>& best);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL double best_model_rule::value_in(const nlohmann::ordered_json& metrics) const {
+  const auto it = metrics.find(key);
+  if (it != metrics.end() && it->is_number()) return it->get<double>();
+  std::string names;
+  for (auto m = metrics.begin(); m != metrics.end(); ++m) {
+    if (m.value().is_number()) names += (names.empty() ? "" : ", ") + m.key();
+  }
+  throw usage_error("--metric_for_best_model: the evaluation has no number \"" + key + "\"; it reports " +
+                    (names.empty() ? std::string("none") : names));
+}
+
+CPUTRAIN_DECL std::size_t checkpoints_to_delete(std::vector<std::filesystem::path>& sorted, std::size_t limit,
+                                               const std::optional<std::filesystem::path>& best) {
   if (best) {
     const auto it = std::find(sorted.begin(), sorted.end(), *best);
     if (it != sorted.end()) {
@@ -66,5 +74,6 @@ struct best_model_rule {
   }
   return sorted.size() > limit ? sorted.size() - limit : 0;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::train

@@ -21,6 +21,7 @@
 #include <system_error>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"
 #include "cputrain/io/safetensors.hpp"
@@ -39,65 +40,13 @@ inline bool force_rename_fallback() {
 }
 
 /// Writes checkpoint-<step> of `output_dir` through `write(dir)`, atomically as described above; returns its path.
-inline std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, std::int64_t step,
-                                             const std::function<void(const std::filesystem::path&)>& write) {
-  namespace fs = std::filesystem;
-  const fs::path final_dir = detail::checkpoint_dir(output_dir, "", step);
-  const fs::path tmp_dir = detail::checkpoint_dir(output_dir, "tmp-", step);
-  std::error_code ec;
-  // A crash's leftovers. tmp-deleting-checkpoint-* too: tests/examples/fault_test.sh kill-during-save found them
-  // piling up, a whole checkpoint's size each, when a kill landed during rotation.
-  recover_checkpoints(output_dir);
-  fs::create_directories(tmp_dir, ec);
-  if (ec) throw io::io_error(tmp_dir.string() + ": cannot create the checkpoint directory: " + ec.message());
-  try {
-    try {
-      write(tmp_dir);
-    } catch (const io::io_error& e) {
-      // A full or failing disk: say that no part of this checkpoint stands in for a whole one and that the
-      // earlier ones are still there to resume from (the handlers below remove the tmp- directory).
-      throw io::io_error(final_dir.string() +
-                         " was not saved (nothing of it is kept; earlier checkpoints are untouched): " + e.what());
-    }
-    io::sync_directory(tmp_dir, tmp_dir.string());
-    if (fs::exists(final_dir)) {  // the same step saved again (a resumed run): replace it whole
-      // One atomic swap, so that no moment exists without a checkpoint-<step>; the old one then sits under the
-      // tmp- name, a leftover the next save removes if a crash comes first. File systems without
-      // RENAME_EXCHANGE get two renames, whose gap recover_checkpoints closes on the next start.
-      if (!force_rename_fallback() &&
-          ::renameat2(AT_FDCWD, tmp_dir.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
-        fs::remove_all(tmp_dir, ec);
-      } else {
-        detail::replace_by_renames(final_dir, tmp_dir, detail::checkpoint_dir(output_dir, "tmp-old-", step));
-      }
-    } else {
-      fs::rename(tmp_dir, final_dir);
-    }
-    io::sync_directory(output_dir, output_dir.string());
-  } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp_dir, ec);
-    throw io::io_error(final_dir.string() + ": cannot save the checkpoint: " + e.what());
-  } catch (...) {
-    fs::remove_all(tmp_dir, ec);
-    throw;
-  }
-  return final_dir;
-}
+CPUTRAIN_DECL std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, std::int64_t step,
+                                                    const std::function<void(const std::filesystem::path&)>& write);
 
 /// Deletes the oldest complete checkpoints of `output_dir` until at most `limit` remain (limit >= 1), never `best`
 /// (the best model's checkpoint: best_model.hpp's order).
-inline void rotate_checkpoints(const std::filesystem::path& output_dir, std::size_t limit,
-                               const std::optional<std::filesystem::path>& best = {}) {
-  auto all = list_checkpoints(output_dir);
-  const std::size_t doomed_count = checkpoints_to_delete(all, limit, best);
-  std::error_code ec;
-  for (std::size_t i = 0; i < doomed_count; ++i) {
-    // Renamed first so that a crash halfway through deleting never leaves a partial checkpoint-N behind.
-    const auto doomed = output_dir / ("tmp-deleting-" + all[i].filename().string());
-    std::filesystem::rename(all[i], doomed, ec);
-    std::filesystem::remove_all(ec ? all[i] : doomed, ec);
-  }
-}
+CPUTRAIN_DECL void rotate_checkpoints(const std::filesystem::path& output_dir, std::size_t limit,
+                                      const std::optional<std::filesystem::path>& best = {});
 
 /// AdamW's state as optimizer.safetensors: "exp_avg.<name>" and "exp_avg_sq.<name>" per parameter, F32, and the
 /// step count in the metadata.
@@ -141,5 +90,65 @@ void load_optimizer_state(optim::adamw<Alloc>& optimizer, const nn::parameter_ta
   }
   optimizer.load_state(step, exp_avg, exp_avg_sq);
 }
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, std::int64_t step,
+                                                    const std::function<void(const std::filesystem::path&)>& write) {
+  namespace fs = std::filesystem;
+  const fs::path final_dir = detail::checkpoint_dir(output_dir, "", step);
+  const fs::path tmp_dir = detail::checkpoint_dir(output_dir, "tmp-", step);
+  std::error_code ec;
+  // A crash's leftovers. tmp-deleting-checkpoint-* too: tests/examples/fault_test.sh kill-during-save found them
+  // piling up, a whole checkpoint's size each, when a kill landed during rotation.
+  recover_checkpoints(output_dir);
+  fs::create_directories(tmp_dir, ec);
+  if (ec) throw io::io_error(tmp_dir.string() + ": cannot create the checkpoint directory: " + ec.message());
+  try {
+    try {
+      write(tmp_dir);
+    } catch (const io::io_error& e) {
+      // A full or failing disk: say that no part of this checkpoint stands in for a whole one and that the
+      // earlier ones are still there to resume from (the handlers below remove the tmp- directory).
+      throw io::io_error(final_dir.string() +
+                         " was not saved (nothing of it is kept; earlier checkpoints are untouched): " + e.what());
+    }
+    io::sync_directory(tmp_dir, tmp_dir.string());
+    if (fs::exists(final_dir)) {  // the same step saved again (a resumed run): replace it whole
+      // One atomic swap, so that no moment exists without a checkpoint-<step>; the old one then sits under the
+      // tmp- name, a leftover the next save removes if a crash comes first. File systems without
+      // RENAME_EXCHANGE get two renames, whose gap recover_checkpoints closes on the next start.
+      if (!force_rename_fallback() &&
+          ::renameat2(AT_FDCWD, tmp_dir.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
+        fs::remove_all(tmp_dir, ec);
+      } else {
+        detail::replace_by_renames(final_dir, tmp_dir, detail::checkpoint_dir(output_dir, "tmp-old-", step));
+      }
+    } else {
+      fs::rename(tmp_dir, final_dir);
+    }
+    io::sync_directory(output_dir, output_dir.string());
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp_dir, ec);
+    throw io::io_error(final_dir.string() + ": cannot save the checkpoint: " + e.what());
+  } catch (...) {
+    fs::remove_all(tmp_dir, ec);
+    throw;
+  }
+  return final_dir;
+}
+
+CPUTRAIN_DECL void rotate_checkpoints(const std::filesystem::path& output_dir, std::size_t limit,
+                                      const std::optional<std::filesystem::path>& best) {
+  auto all = list_checkpoints(output_dir);
+  const std::size_t doomed_count = checkpoints_to_delete(all, limit, best);
+  std::error_code ec;
+  for (std::size_t i = 0; i < doomed_count; ++i) {
+    // Renamed first so that a crash halfway through deleting never leaves a partial checkpoint-N behind.
+    const auto doomed = output_dir / ("tmp-deleting-" + all[i].filename().string());
+    std::filesystem::rename(all[i], doomed, ec);
+    std::filesystem::remove_all(ec ? all[i] : doomed, ec);
+  }
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::train

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
 
 namespace cputrain::train {
@@ -25,16 +26,7 @@ inline constexpr std::string_view checkpoint_prefix = "checkpoint-";
 inline constexpr std::string_view checkpoint_state_file = "trainer_state.json";
 
 /// The step of a directory named checkpoint-<digits>, or nullopt.
-inline std::optional<std::int64_t> checkpoint_step(const std::filesystem::path& dir) {
-  const std::string name = dir.filename().string();
-  if (!name.starts_with(checkpoint_prefix) || name.size() == checkpoint_prefix.size()) return std::nullopt;
-  std::int64_t step = 0;
-  const char* first = name.data() + checkpoint_prefix.size();
-  const char* last = name.data() + name.size();
-  const auto [end, ec] = std::from_chars(first, last, step);
-  if (ec != std::errc{} || end != last || step < 0) return std::nullopt;
-  return step;
-}
+CPUTRAIN_DECL std::optional<std::int64_t> checkpoint_step(const std::filesystem::path& dir);
 
 /// Whether an entry of output_dir named `name` is what an interrupted save leaves behind: tmp-checkpoint-<N> (being
 /// written), tmp-old-checkpoint-<N> (the checkpoint a re-save of step N was replacing) or
@@ -57,8 +49,52 @@ inline std::filesystem::path checkpoint_dir(const std::filesystem::path& output_
 /// systems without RENAME_EXCHANGE: the old one moves to tmp-old-checkpoint-N first, so that a kill at any point
 /// leaves checkpoint-N whole, or tmp-old- and tmp- whole for recover_checkpoints to finish. `after(k)` runs after
 /// step k (1: old moved aside, 2: new in place, 3: old removed); tests kill the process there.
-inline void replace_by_renames(const std::filesystem::path& final_dir, const std::filesystem::path& tmp_dir,
-                               const std::filesystem::path& old_dir, const std::function<void(int)>& after = {}) {
+CPUTRAIN_DECL void replace_by_renames(const std::filesystem::path& final_dir, const std::filesystem::path& tmp_dir,
+                                      const std::filesystem::path& old_dir,
+                                      const std::function<void(int)>& after = {});
+
+}  // namespace detail
+
+/// Finishes or undoes a re-save of step N that a kill cut between its two renames (tmp-old-checkpoint-N beside no
+/// whole checkpoint-N): the new tmp-checkpoint-N goes into place when it is whole, else the old one goes back. Run
+/// at start by the process that owns `output_dir`, before it lists checkpoints; what is left over is removed by the
+/// next save.
+CPUTRAIN_DECL void finish_interrupted_replacements(const std::filesystem::path& output_dir);
+
+/// finish_interrupted_replacements, then every other leftover of a killed save (a checkpoint being written,
+/// replaced or rotated away) removed: what save_checkpoint does first, so that only whole checkpoint-N remain.
+CPUTRAIN_DECL void recover_checkpoints(const std::filesystem::path& output_dir);
+
+/// output_dir/checkpoint-<step>.
+inline std::filesystem::path checkpoint_path(const std::filesystem::path& output_dir, std::int64_t step) {
+  return detail::checkpoint_dir(output_dir, "", step);
+}
+
+/// Complete checkpoints of `output_dir` (checkpoint-N directories holding trainer_state.json), by step.
+CPUTRAIN_DECL std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& output_dir);
+
+inline std::optional<std::filesystem::path> last_checkpoint(const std::filesystem::path& output_dir) {
+  auto all = list_checkpoints(output_dir);
+  if (all.empty()) return std::nullopt;
+  return all.back();
+}
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::optional<std::int64_t> checkpoint_step(const std::filesystem::path& dir) {
+  const std::string name = dir.filename().string();
+  if (!name.starts_with(checkpoint_prefix) || name.size() == checkpoint_prefix.size()) return std::nullopt;
+  std::int64_t step = 0;
+  const char* first = name.data() + checkpoint_prefix.size();
+  const char* last = name.data() + name.size();
+  const auto [end, ec] = std::from_chars(first, last, step);
+  if (ec != std::errc{} || end != last || step < 0) return std::nullopt;
+  return step;
+}
+
+namespace detail {
+
+CPUTRAIN_DECL void replace_by_renames(const std::filesystem::path& final_dir, const std::filesystem::path& tmp_dir,
+                                      const std::filesystem::path& old_dir, const std::function<void(int)>& after) {
   std::error_code ec;
   std::filesystem::remove_all(old_dir, ec);
   std::filesystem::rename(final_dir, old_dir);
@@ -71,11 +107,7 @@ inline void replace_by_renames(const std::filesystem::path& final_dir, const std
 
 }  // namespace detail
 
-/// Finishes or undoes a re-save of step N that a kill cut between its two renames (tmp-old-checkpoint-N beside no
-/// whole checkpoint-N): the new tmp-checkpoint-N goes into place when it is whole, else the old one goes back. Run
-/// at start by the process that owns `output_dir`, before it lists checkpoints; what is left over is removed by the
-/// next save.
-inline void finish_interrupted_replacements(const std::filesystem::path& output_dir) {
+CPUTRAIN_DECL void finish_interrupted_replacements(const std::filesystem::path& output_dir) {
   namespace fs = std::filesystem;
   constexpr std::string_view old_prefix = "tmp-old-";
   std::error_code ec;
@@ -101,9 +133,7 @@ inline void finish_interrupted_replacements(const std::filesystem::path& output_
   if (moved) io::sync_directory(output_dir, output_dir.string());
 }
 
-/// finish_interrupted_replacements, then every other leftover of a killed save (a checkpoint being written,
-/// replaced or rotated away) removed: what save_checkpoint does first, so that only whole checkpoint-N remain.
-inline void recover_checkpoints(const std::filesystem::path& output_dir) {
+CPUTRAIN_DECL void recover_checkpoints(const std::filesystem::path& output_dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(output_dir, ec)) return;
@@ -112,13 +142,7 @@ inline void recover_checkpoints(const std::filesystem::path& output_dir) {
     if (is_checkpoint_leftover(it->path().filename().string())) fs::remove_all(it->path(), ec);
 }
 
-/// output_dir/checkpoint-<step>.
-inline std::filesystem::path checkpoint_path(const std::filesystem::path& output_dir, std::int64_t step) {
-  return detail::checkpoint_dir(output_dir, "", step);
-}
-
-/// Complete checkpoints of `output_dir` (checkpoint-N directories holding trainer_state.json), by step.
-inline std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& output_dir) {
+CPUTRAIN_DECL std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& output_dir) {
   std::vector<std::pair<std::int64_t, std::filesystem::path>> found;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -131,11 +155,6 @@ inline std::vector<std::filesystem::path> list_checkpoints(const std::filesystem
   for (auto& [step, path] : found) out.push_back(std::move(path));
   return out;
 }
-
-inline std::optional<std::filesystem::path> last_checkpoint(const std::filesystem::path& output_dir) {
-  auto all = list_checkpoints(output_dir);
-  if (all.empty()) return std::nullopt;
-  return all.back();
-}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::train

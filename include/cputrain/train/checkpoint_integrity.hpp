@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/safetensors.hpp"
 #include "cputrain/train/checkpoint.hpp"
 #include "cputrain/train/trainer_state.hpp"
@@ -26,7 +27,21 @@ inline constexpr std::array<std::string_view, 2> checkpoint_tensor_files = {"mod
 /// What is wrong with checkpoint `dir` (the first problem found, as the reader
 /// words it), or nothing when its tensor files open and match their checksums
 /// and its trainer_state.json reads.
-[[nodiscard]] inline std::optional<std::string> checkpoint_damage(const std::filesystem::path& dir) {
+[[nodiscard]] CPUTRAIN_DECL std::optional<std::string> checkpoint_damage(const std::filesystem::path& dir);
+
+/// The newest complete checkpoint of `output_dir`, other than `except`, without
+/// damage; nothing when none is. Newest first, so a run with many checkpoints
+/// reads only as many as it must.
+[[nodiscard]] CPUTRAIN_DECL std::optional<std::filesystem::path> newest_intact_checkpoint(
+    const std::filesystem::path& output_dir, const std::filesystem::path& except);
+
+/// The end of the message for a checkpoint `damaged` that cannot be resumed
+/// from: the newest intact checkpoint beside it and how to use it, or that none
+/// of the others is intact ("" when there are no others).
+[[nodiscard]] CPUTRAIN_DECL std::string intact_checkpoint_advice(const std::filesystem::path& damaged);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL std::optional<std::string> checkpoint_damage(const std::filesystem::path& dir) {
   try {
     for (const std::string_view file : checkpoint_tensor_files)
       io::safetensors_file::open(dir / file).verify_checksums();
@@ -37,11 +52,8 @@ inline constexpr std::array<std::string_view, 2> checkpoint_tensor_files = {"mod
   return std::nullopt;
 }
 
-/// The newest complete checkpoint of `output_dir`, other than `except`, without
-/// damage; nothing when none is. Newest first, so a run with many checkpoints
-/// reads only as many as it must.
-[[nodiscard]] inline std::optional<std::filesystem::path> newest_intact_checkpoint(
-    const std::filesystem::path& output_dir, const std::filesystem::path& except) {
+CPUTRAIN_DECL std::optional<std::filesystem::path> newest_intact_checkpoint(const std::filesystem::path& output_dir,
+                                                                         const std::filesystem::path& except) {
   const auto all = list_checkpoints(output_dir);
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     if (it->filename() != except.filename() && !checkpoint_damage(*it)) return *it;
@@ -49,10 +61,7 @@ inline constexpr std::array<std::string_view, 2> checkpoint_tensor_files = {"mod
   return std::nullopt;
 }
 
-/// The end of the message for a checkpoint `damaged` that cannot be resumed
-/// from: the newest intact checkpoint beside it and how to use it, or that none
-/// of the others is intact ("" when there are no others).
-[[nodiscard]] inline std::string intact_checkpoint_advice(const std::filesystem::path& damaged) {
+CPUTRAIN_DECL std::string intact_checkpoint_advice(const std::filesystem::path& damaged) {
   const std::filesystem::path output_dir = damaged.parent_path();
   if (const auto intact = newest_intact_checkpoint(output_dir, damaged)) {
     return "; the newest intact checkpoint is " + intact->string() +
@@ -66,5 +75,6 @@ inline constexpr std::array<std::string_view, 2> checkpoint_tensor_files = {"mod
   return "; no other checkpoint is intact either (" + others +
          " beside it are damaged too): there is none to resume from";
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::train

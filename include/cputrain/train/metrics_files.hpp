@@ -10,12 +10,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
 
 namespace cputrain::train {
 
-inline void save_metrics(const std::filesystem::path& output_dir, const std::string& split,
-                         const nlohmann::json& metrics) {
+CPUTRAIN_DECL void save_metrics(const std::filesystem::path& output_dir, const std::string& split,
+                                const nlohmann::json& metrics);
+
+CPUTRAIN_DECL void log_metrics(const std::string& split, const nlohmann::json& metrics, std::FILE* out = stdout);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void save_metrics(const std::filesystem::path& output_dir, const std::string& split,
+                                const nlohmann::json& metrics) {
   // nlohmann::json (not ordered_json) keeps keys sorted: json.dump(..., sort_keys=True).
   io::write_file_atomically(output_dir / (split + "_results.json"), metrics.dump(4) + "\n");
   nlohmann::json all = nlohmann::json::object();
@@ -32,10 +39,11 @@ inline void save_metrics(const std::filesystem::path& output_dir, const std::str
   io::write_file_atomically(all_path, all.dump(4) + "\n");
 }
 
-inline void log_metrics(const std::string& split, const nlohmann::json& metrics, std::FILE* out = stdout) {
+CPUTRAIN_DECL void log_metrics(const std::string& split, const nlohmann::json& metrics, std::FILE* out) {
   std::fprintf(out, "***** %s metrics *****\n", split.c_str());
   for (const auto& [key, value] : metrics.items()) std::fprintf(out, "  %-28s = %s\n", key.c_str(), value.dump().c_str());
   std::fflush(out);
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::train

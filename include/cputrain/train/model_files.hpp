@@ -61,7 +61,130 @@ inline std::string pickle_conversion_hint(const std::filesystem::path& dir) {
 }  // namespace detail
 
 /// The files a run will load; usage_error (exit 2) naming the flag when something is missing.
-inline model_files find_model_files(const model_sources& sources) {
+CPUTRAIN_DECL model_files find_model_files(const model_sources& sources);
+
+namespace detail {
+
+/// A sentence pair's second part (1 in BERT's layout, 0 in RoBERTa's) must have a token type embedding.
+inline void check_type_vocab(const model_files& files, const nn::bert_config& config, std::int32_t second_type) {
+  if (config.type_vocab_size <= second_type)
+    throw usage_error(files.config.string() + ": type_vocab_size = " + std::to_string(config.type_vocab_size) +
+                      ", but the inputs are sentence pairs (a question and its context, or two sentences) whose "
+                      "second part has token type " + std::to_string(second_type) + ": it needs type_vocab_size >= " +
+                      std::to_string(second_type + 1));
+}
+
+}  // namespace detail
+
+/// Refuses, before any work, a model whose embeddings the inputs would index past: the tokenizer's vocabulary
+/// larger than config.json's vocab_size (its last ids have no word embedding), or, where the inputs are sentence
+/// pairs (`pairs`: run_qa's question and context, run_glue's two sentences), a type_vocab_size below 2 where the
+/// layout types the second part 1. Both happen when a config.json and a tokenizer from different models meet; the
+/// batch check in the model would only catch them at the first step, naming neither file.
+CPUTRAIN_DECL void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
+                                              const text::bert_tokenizer& tokenizer, bool pairs = true);
+
+/// The same for a tokenizer of any family.
+CPUTRAIN_DECL void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
+                                              const text::tokenizer& tokenizer, bool pairs = true);
+
+/// Writes vocab.txt, tokenizer_config.json and special_tokens_map.json for `tokenizer` into `dir`.
+CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int model_max_length,
+                                  const std::filesystem::path& dir);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int model_max_length,
+                                  const std::filesystem::path& dir) {
+  const auto& vocab = tokenizer.vocab();
+  io::write_file_atomically(dir / "vocab.txt", [&](io::atomic_file_sink& out) {
+    for (std::size_t id = 0; id < vocab.size(); ++id) {
+      const std::string& token = vocab.token(static_cast<std::int32_t>(id));
+      out.write(token);
+      out.write("\n");
+    }
+  });
+  nlohmann::ordered_json config;
+  config["clean_up_tokenization_spaces"] = true;
+  config["cls_token"] = "[CLS]";
+  config["do_lower_case"] = tokenizer.options().lower_case;
+  config["mask_token"] = "[MASK]";
+  config["model_max_length"] = model_max_length;
+  config["pad_token"] = "[PAD]";
+  config["sep_token"] = "[SEP]";
+  if (tokenizer.options().strip_accents) config["strip_accents"] = *tokenizer.options().strip_accents;
+  else config["strip_accents"] = nullptr;
+  config["tokenize_chinese_chars"] = tokenizer.options().handle_chinese_chars;
+  config["tokenizer_class"] = "BertTokenizer";
+  config["unk_token"] = "[UNK]";
+  io::write_file_atomically(dir / "tokenizer_config.json", config.dump(2) + "\n");
+  const nlohmann::ordered_json specials = {{"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}, {"pad_token", "[PAD]"},
+                                           {"sep_token", "[SEP]"}, {"unk_token", "[UNK]"}};
+  io::write_file_atomically(dir / "special_tokens_map.json", specials.dump(2) + "\n");
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
+
+/// What pretrained loading did, as from_pretrained reports it: the file's tensors the model did not use, the
+/// model's tensors the file did not have, and those re-initialised for their shape. One line each; none when the
+/// file fitted the model exactly.
+[[nodiscard]] CPUTRAIN_DECL std::vector<std::string> weight_load_messages(const io::weight_load_report& report,
+                                                                          const std::filesystem::path& file);
+
+/// Writes a tokenizer of any family: WordPiece as above; byte-level BPE and Unigram as tokenizer.json,
+/// tokenizer_config.json (the layout's tokenizer class, byte-level's add_prefix_space and trim_offsets, the special
+/// tokens) and special_tokens_map.json.
+CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_max_length,
+                                  const std::filesystem::path& dir);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_max_length,
+                                  const std::filesystem::path& dir) {
+  if (const auto* wordpiece = std::get_if<text::bert_tokenizer>(&tokenizer.get()))
+    return save_tokenizer(*wordpiece, model_max_length, dir);
+  const text::special_tokens& specials = tokenizer.specials();
+  const bool roberta = specials.layout == text::special_layout::roberta;
+  nlohmann::ordered_json settings;  // the class and the switches its fast tokenizer reads
+  if (const auto* bpe = std::get_if<text::byte_level_bpe_tokenizer>(&tokenizer.get())) {
+    io::write_file_atomically(dir / "tokenizer.json", text::to_tokenizer_json(*bpe, specials).dump(2) + "\n");
+    settings["add_prefix_space"] = bpe->options().add_prefix_space;
+    settings["tokenizer_class"] = roberta ? "RobertaTokenizer" : "GPT2Tokenizer";
+    settings["trim_offsets"] = bpe->options().trim_offsets;
+  } else {
+    const auto& unigram = std::get<text::unigram_tokenizer>(tokenizer.get());
+    io::write_file_atomically(dir / "tokenizer.json", text::to_tokenizer_json(unigram, specials).dump() + "\n");
+    settings["tokenizer_class"] = roberta ? "XLMRobertaTokenizer" : "PreTrainedTokenizerFast";
+  }
+  nlohmann::ordered_json map;
+  const auto name = [&](const char* key, std::optional<std::int32_t> id) {
+    if (!id) return;
+    if (const auto token = tokenizer.id_to_token(*id)) map[key] = *token;
+  };
+  const bool wraps = specials.layout != text::special_layout::none;
+  name("bos_token", wraps ? std::optional(specials.cls) : std::nullopt);
+  name("cls_token", wraps ? std::optional(specials.cls) : std::nullopt);
+  name("eos_token", wraps ? std::optional(specials.sep) : std::nullopt);
+  name("mask_token", specials.mask);
+  name("pad_token", specials.pad);
+  name("sep_token", wraps ? std::optional(specials.sep) : std::nullopt);
+  name("unk_token", specials.unk);
+  nlohmann::ordered_json config = map;
+  config["model_max_length"] = model_max_length;
+  config.update(settings);
+  io::write_file_atomically(dir / "tokenizer_config.json", config.dump(2) + "\n");
+  io::write_file_atomically(dir / "special_tokens_map.json", map.dump(2) + "\n");
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
+
+/// The model and its tokenizer as transformers' save_pretrained leaves a directory.
+template <class Model>
+void save_pretrained(const std::filesystem::path& dir, const Model& model, const text::tokenizer& tokenizer) {
+  std::filesystem::create_directories(dir);
+  io::save_weights(model, dir / "model.safetensors");
+  io::write_model_config(model, dir / "config.json");
+  save_tokenizer(tokenizer, model.config().max_sequence_length(), dir);
+}
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL model_files find_model_files(const model_sources& sources) {
   namespace fs = std::filesystem;
   std::error_code ec;
   model_files files;
@@ -118,26 +241,8 @@ inline model_files find_model_files(const model_sources& sources) {
   return files;
 }
 
-namespace detail {
-
-/// A sentence pair's second part (1 in BERT's layout, 0 in RoBERTa's) must have a token type embedding.
-inline void check_type_vocab(const model_files& files, const nn::bert_config& config, std::int32_t second_type) {
-  if (config.type_vocab_size <= second_type)
-    throw usage_error(files.config.string() + ": type_vocab_size = " + std::to_string(config.type_vocab_size) +
-                      ", but the inputs are sentence pairs (a question and its context, or two sentences) whose "
-                      "second part has token type " + std::to_string(second_type) + ": it needs type_vocab_size >= " +
-                      std::to_string(second_type + 1));
-}
-
-}  // namespace detail
-
-/// Refuses, before any work, a model whose embeddings the inputs would index past: the tokenizer's vocabulary
-/// larger than config.json's vocab_size (its last ids have no word embedding), or, where the inputs are sentence
-/// pairs (`pairs`: run_qa's question and context, run_glue's two sentences), a type_vocab_size below 2 where the
-/// layout types the second part 1. Both happen when a config.json and a tokenizer from different models meet; the
-/// batch check in the model would only catch them at the first step, naming neither file.
-inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
-                                       const text::bert_tokenizer& tokenizer, bool pairs = true) {
+CPUTRAIN_DECL void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
+                                              const text::bert_tokenizer& tokenizer, bool pairs) {
   const std::size_t tokens = tokenizer.vocab().size();
   if (tokens > static_cast<std::size_t>(config.vocab_size))
     throw usage_error("the tokenizer's vocabulary " + tokenizer.vocab().source() + " has " + std::to_string(tokens) +
@@ -147,9 +252,8 @@ inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_
   if (pairs) detail::check_type_vocab(files, config, 1);
 }
 
-/// The same for a tokenizer of any family.
-inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
-                                       const text::tokenizer& tokenizer, bool pairs = true) {
+CPUTRAIN_DECL void check_model_fits_tokenizer(const model_files& files, const nn::bert_config& config,
+                                              const text::tokenizer& tokenizer, bool pairs) {
   if (const auto* wordpiece = std::get_if<text::bert_tokenizer>(&tokenizer.get()); wordpiece &&
       tokenizer.specials().layout == text::special_layout::bert)
     return check_model_fits_tokenizer(files, config, *wordpiece, pairs);
@@ -167,46 +271,8 @@ inline void check_model_fits_tokenizer(const model_files& files, const nn::bert_
                       ": RoBERTa's positions count from the padding id, so the two must agree");
 }
 
-/// Writes vocab.txt, tokenizer_config.json and special_tokens_map.json for `tokenizer` into `dir`.
-CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int model_max_length,
-                                  const std::filesystem::path& dir);
-
-#if CPUTRAIN_DEFINE_FUNCTIONS
-CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int model_max_length,
-                                  const std::filesystem::path& dir) {
-  const auto& vocab = tokenizer.vocab();
-  io::write_file_atomically(dir / "vocab.txt", [&](io::atomic_file_sink& out) {
-    for (std::size_t id = 0; id < vocab.size(); ++id) {
-      const std::string& token = vocab.token(static_cast<std::int32_t>(id));
-      out.write(token);
-      out.write("\n");
-    }
-  });
-  nlohmann::ordered_json config;
-  config["clean_up_tokenization_spaces"] = true;
-  config["cls_token"] = "[CLS]";
-  config["do_lower_case"] = tokenizer.options().lower_case;
-  config["mask_token"] = "[MASK]";
-  config["model_max_length"] = model_max_length;
-  config["pad_token"] = "[PAD]";
-  config["sep_token"] = "[SEP]";
-  if (tokenizer.options().strip_accents) config["strip_accents"] = *tokenizer.options().strip_accents;
-  else config["strip_accents"] = nullptr;
-  config["tokenize_chinese_chars"] = tokenizer.options().handle_chinese_chars;
-  config["tokenizer_class"] = "BertTokenizer";
-  config["unk_token"] = "[UNK]";
-  io::write_file_atomically(dir / "tokenizer_config.json", config.dump(2) + "\n");
-  const nlohmann::ordered_json specials = {{"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}, {"pad_token", "[PAD]"},
-                                           {"sep_token", "[SEP]"}, {"unk_token", "[UNK]"}};
-  io::write_file_atomically(dir / "special_tokens_map.json", specials.dump(2) + "\n");
-}
-#endif  // CPUTRAIN_DEFINE_FUNCTIONS
-
-/// What pretrained loading did, as from_pretrained reports it: the file's tensors the model did not use, the
-/// model's tensors the file did not have, and those re-initialised for their shape. One line each; none when the
-/// file fitted the model exactly.
-[[nodiscard]] inline std::vector<std::string> weight_load_messages(const io::weight_load_report& report,
-                                                                   const std::filesystem::path& file) {
+CPUTRAIN_DECL std::vector<std::string> weight_load_messages(const io::weight_load_report& report,
+                                                            const std::filesystem::path& file) {
   const auto listed = [](const std::vector<std::string>& names) {
     std::string out;
     for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
@@ -221,59 +287,6 @@ CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int mod
     lines.push_back("newly initialized because the shapes did not match: " + listed(report.mismatched));
   return lines;
 }
-
-/// Writes a tokenizer of any family: WordPiece as above; byte-level BPE and Unigram as tokenizer.json,
-/// tokenizer_config.json (the layout's tokenizer class, byte-level's add_prefix_space and trim_offsets, the special
-/// tokens) and special_tokens_map.json.
-CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_max_length,
-                                  const std::filesystem::path& dir);
-
-#if CPUTRAIN_DEFINE_FUNCTIONS
-CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_max_length,
-                                  const std::filesystem::path& dir) {
-  if (const auto* wordpiece = std::get_if<text::bert_tokenizer>(&tokenizer.get()))
-    return save_tokenizer(*wordpiece, model_max_length, dir);
-  const text::special_tokens& specials = tokenizer.specials();
-  const bool roberta = specials.layout == text::special_layout::roberta;
-  nlohmann::ordered_json settings;  // the class and the switches its fast tokenizer reads
-  if (const auto* bpe = std::get_if<text::byte_level_bpe_tokenizer>(&tokenizer.get())) {
-    io::write_file_atomically(dir / "tokenizer.json", text::to_tokenizer_json(*bpe, specials).dump(2) + "\n");
-    settings["add_prefix_space"] = bpe->options().add_prefix_space;
-    settings["tokenizer_class"] = roberta ? "RobertaTokenizer" : "GPT2Tokenizer";
-    settings["trim_offsets"] = bpe->options().trim_offsets;
-  } else {
-    const auto& unigram = std::get<text::unigram_tokenizer>(tokenizer.get());
-    io::write_file_atomically(dir / "tokenizer.json", text::to_tokenizer_json(unigram, specials).dump() + "\n");
-    settings["tokenizer_class"] = roberta ? "XLMRobertaTokenizer" : "PreTrainedTokenizerFast";
-  }
-  nlohmann::ordered_json map;
-  const auto name = [&](const char* key, std::optional<std::int32_t> id) {
-    if (!id) return;
-    if (const auto token = tokenizer.id_to_token(*id)) map[key] = *token;
-  };
-  const bool wraps = specials.layout != text::special_layout::none;
-  name("bos_token", wraps ? std::optional(specials.cls) : std::nullopt);
-  name("cls_token", wraps ? std::optional(specials.cls) : std::nullopt);
-  name("eos_token", wraps ? std::optional(specials.sep) : std::nullopt);
-  name("mask_token", specials.mask);
-  name("pad_token", specials.pad);
-  name("sep_token", wraps ? std::optional(specials.sep) : std::nullopt);
-  name("unk_token", specials.unk);
-  nlohmann::ordered_json config = map;
-  config["model_max_length"] = model_max_length;
-  config.update(settings);
-  io::write_file_atomically(dir / "tokenizer_config.json", config.dump(2) + "\n");
-  io::write_file_atomically(dir / "special_tokens_map.json", map.dump(2) + "\n");
-}
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
-
-/// The model and its tokenizer as transformers' save_pretrained leaves a directory.
-template <class Model>
-void save_pretrained(const std::filesystem::path& dir, const Model& model, const text::tokenizer& tokenizer) {
-  std::filesystem::create_directories(dir);
-  io::save_weights(model, dir / "model.safetensors");
-  io::write_model_config(model, dir / "config.json");
-  save_tokenizer(tokenizer, model.config().max_sequence_length(), dir);
-}
 
 }  // namespace cputrain::train

@@ -16,6 +16,7 @@
 #include <system_error>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/io_error.hpp"
 #include "cputrain/train/checkpoint_dirs.hpp"
 
@@ -25,24 +26,7 @@ inline constexpr std::string_view output_lock_file = ".cputrain.lock";
 
 class output_dir_lock {
  public:
-  explicit output_dir_lock(const std::filesystem::path& dir) : path_(dir / output_lock_file) {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    // The first write into output_dir: on a read-only or full disk this is where the run stops, before any
-    // work, so the message names the directory the user gave rather than our file alone.
-    if (fd_ < 0)
-      throw io::io_error("--output_dir " + dir.string() + ": cannot create the lock file " +
-                         path_.filename().string() + " in it: " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const int err = errno;
-      ::close(fd_);
-      fd_ = -1;
-      if (err == EWOULDBLOCK)
-        throw usage_error("--output_dir " + dir.string() +
-                          ": another run is using this directory (it holds " + path_.filename().string() +
-                          "); give each run its own --output_dir");
-      throw io::io_error(path_.string() + ": cannot lock: " + std::strerror(err));
-    }
-  }
+  explicit output_dir_lock(const std::filesystem::path& dir);
   output_dir_lock(const output_dir_lock&) = delete;
   output_dir_lock& operator=(const output_dir_lock&) = delete;
   ~output_dir_lock() {
@@ -55,7 +39,43 @@ class output_dir_lock {
 };
 
 /// Creates `dir` and its missing parents.
-inline void create_output_dir(const std::filesystem::path& dir) {
+CPUTRAIN_DECL void create_output_dir(const std::filesystem::path& dir);
+
+/// What run_qa.py's output-directory rule reads, under Hugging Face's names.
+struct output_dir_options {
+  std::string output_dir;
+  /// A checkpoint directory to resume from, instead of the newest in output_dir.
+  std::optional<std::string> resume_from_checkpoint;
+  /// Only a training run resumes, or is refused a non-empty directory.
+  bool do_train = false;
+  /// Start afresh even if output_dir holds checkpoints.
+  bool overwrite_output_dir = false;
+};
+
+/// Creates output_dir and decides where training starts: the checkpoint to resume from, if any.
+CPUTRAIN_DECL std::optional<std::filesystem::path> prepare_output_dir(const output_dir_options& options);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL output_dir_lock::output_dir_lock(const std::filesystem::path& dir) : path_(dir / output_lock_file) {
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // The first write into output_dir: on a read-only or full disk this is where the run stops, before any
+  // work, so the message names the directory the user gave rather than our file alone.
+  if (fd_ < 0)
+    throw io::io_error("--output_dir " + dir.string() + ": cannot create the lock file " +
+                       path_.filename().string() + " in it: " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK)
+      throw usage_error("--output_dir " + dir.string() +
+                        ": another run is using this directory (it holds " + path_.filename().string() +
+                        "); give each run its own --output_dir");
+    throw io::io_error(path_.string() + ": cannot lock: " + std::strerror(err));
+  }
+}
+
+CPUTRAIN_DECL void create_output_dir(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
@@ -70,19 +90,7 @@ inline void create_output_dir(const std::filesystem::path& dir) {
   if (ec) throw io::io_error("--output_dir " + dir.string() + ": cannot create the output directory: " + ec.message());
 }
 
-/// What run_qa.py's output-directory rule reads, under Hugging Face's names.
-struct output_dir_options {
-  std::string output_dir;
-  /// A checkpoint directory to resume from, instead of the newest in output_dir.
-  std::optional<std::string> resume_from_checkpoint;
-  /// Only a training run resumes, or is refused a non-empty directory.
-  bool do_train = false;
-  /// Start afresh even if output_dir holds checkpoints.
-  bool overwrite_output_dir = false;
-};
-
-/// Creates output_dir and decides where training starts: the checkpoint to resume from, if any.
-inline std::optional<std::filesystem::path> prepare_output_dir(const output_dir_options& options) {
+CPUTRAIN_DECL std::optional<std::filesystem::path> prepare_output_dir(const output_dir_options& options) {
   namespace fs = std::filesystem;
   const fs::path dir = options.output_dir;
   std::error_code ec;
@@ -118,5 +126,6 @@ inline std::optional<std::filesystem::path> prepare_output_dir(const output_dir_
                       "; use --overwrite_output_dir to train into it anyway, or choose another directory");
   return std::nullopt;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::train

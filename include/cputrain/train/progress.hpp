@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <string>
 
+#include "cputrain/core/separate_compilation.hpp"
+
 namespace cputrain::train {
 
 class progress_bar {
@@ -28,26 +30,7 @@ class progress_bar {
   [[nodiscard]] bool active() const noexcept { return active_; }
 
   /// Redraws for `step` steps done, with the latest loss (NaN: not shown).
-  void update(std::int64_t step, double loss) {
-    if (!active_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (step < total_ && now - last_draw_ < std::chrono::milliseconds(100)) return;  // tqdm's redraw pace
-    last_draw_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double rate = elapsed > 0 ? static_cast<double>(step - first_) / elapsed : 0.0;
-    const double remaining = rate > 0 ? static_cast<double>(total_ - step) / rate : 0.0;
-    std::string line = "\r" + std::to_string(step) + "/" + std::to_string(total_) + " [" + clock(elapsed) + "<" +
-                       clock(remaining) + ", " + rate_text(rate);
-    if (!std::isnan(loss)) {
-      char buffer[32];
-      std::snprintf(buffer, sizeof buffer, ", loss=%.4g", loss);
-      line += buffer;
-    }
-    line += "]   ";
-    std::fputs(line.c_str(), out_);
-    std::fflush(out_);
-    drawn_ = true;
-  }
+  void update(std::int64_t step, double loss);
 
   /// Ends the bar's line, so what is printed next starts on a fresh one.
   void finish() {
@@ -59,15 +42,7 @@ class progress_bar {
   }
 
   /// Prints `text` on its own line above the bar (a log entry while the bar is drawn).
-  void print_above(const std::string& text, std::FILE* stream = stdout) {
-    if (active_ && drawn_) {  // clear the bar's line; the next update draws it again below the text
-      std::fputs("\r\033[K", out_);
-      std::fflush(out_);
-    }
-    std::fputs((text + "\n").c_str(), stream);
-    std::fflush(stream);
-    drawn_ = false;
-  }
+  void print_above(const std::string& text, std::FILE* stream = stdout);
 
  private:
   static std::string clock(double seconds) {
@@ -89,5 +64,38 @@ class progress_bar {
   std::chrono::steady_clock::time_point start_, last_draw_{};
   bool active_ = false, drawn_ = false;
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void progress_bar::update(std::int64_t step, double loss) {
+  if (!active_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (step < total_ && now - last_draw_ < std::chrono::milliseconds(100)) return;  // tqdm's redraw pace
+  last_draw_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double rate = elapsed > 0 ? static_cast<double>(step - first_) / elapsed : 0.0;
+  const double remaining = rate > 0 ? static_cast<double>(total_ - step) / rate : 0.0;
+  std::string line = "\r" + std::to_string(step) + "/" + std::to_string(total_) + " [" + clock(elapsed) + "<" +
+                     clock(remaining) + ", " + rate_text(rate);
+  if (!std::isnan(loss)) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, ", loss=%.4g", loss);
+    line += buffer;
+  }
+  line += "]   ";
+  std::fputs(line.c_str(), out_);
+  std::fflush(out_);
+  drawn_ = true;
+}
+
+CPUTRAIN_DECL void progress_bar::print_above(const std::string& text, std::FILE* stream) {
+  if (active_ && drawn_) {  // clear the bar's line; the next update draws it again below the text
+    std::fputs("\r\033[K", out_);
+    std::fflush(out_);
+  }
+  std::fputs((text + "\n").c_str(), stream);
+  std::fflush(stream);
+  drawn_ = false;
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::train

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 
 namespace cputrain::train {
 
@@ -102,24 +103,7 @@ extern "C" inline void cputrain_on_termination_signal(int signal) {
 /// Process-wide: install() once in main(), naming the program for the lines repeated signals print; the trainer
 /// polls received() between steps.
 struct termination_signal {
-  static void install(std::string_view program = "cputrain") {
-    auto& name = detail::termination.program;
-    const std::size_t length = program.size() < sizeof name - 1 ? program.size() : sizeof name - 1;
-    program.copy(name, length);
-    name[length] = '\0';
-    struct sigaction action {};
-    action.sa_handler = detail::cputrain_on_termination_signal;
-    // SA_RESTART: a signal that lands in a blocking call (a checkpoint's write, MPI waiting on a socket) resumes
-    // the call instead of failing it with EINTR. A thread in the handler holds the other signal until it is done.
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    sigaddset(&action.sa_mask, SIGTERM);
-    sigaddset(&action.sa_mask, SIGINT);
-    for (const int s : {SIGTERM, SIGINT}) {
-      if (sigaction(s, &action, nullptr) != 0)
-        throw error("cputrain: cannot install a handler for signal " + std::to_string(s));
-    }
-  }
+  static void install(std::string_view program = "cputrain");
   /// The first signal received (SIGTERM, SIGINT), or 0.
   [[nodiscard]] static int received() noexcept { return detail::termination.first.load(std::memory_order_relaxed); }
   /// How many of `signal` (SIGTERM or SIGINT) arrived since install() or reset().
@@ -133,5 +117,26 @@ struct termination_signal {
     detail::termination.sigterms.store(0);
   }
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL void termination_signal::install(std::string_view program) {
+  auto& name = detail::termination.program;
+  const std::size_t length = program.size() < sizeof name - 1 ? program.size() : sizeof name - 1;
+  program.copy(name, length);
+  name[length] = '\0';
+  struct sigaction action {};
+  action.sa_handler = detail::cputrain_on_termination_signal;
+  // SA_RESTART: a signal that lands in a blocking call (a checkpoint's write, MPI waiting on a socket) resumes
+  // the call instead of failing it with EINTR. A thread in the handler holds the other signal until it is done.
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, SIGTERM);
+  sigaddset(&action.sa_mask, SIGINT);
+  for (const int s : {SIGTERM, SIGINT}) {
+    if (sigaction(s, &action, nullptr) != 0)
+      throw error("cputrain: cannot install a handler for signal " + std::to_string(s));
+  }
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::train

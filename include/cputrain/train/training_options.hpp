@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/optim/lr_schedule.hpp"
 #include "cputrain/train/option_checks.hpp"
 
@@ -104,7 +105,8 @@ struct training_options {
   friend bool operator==(const training_options&, const training_options&) = default;
 };
 
-inline optim::schedule_kind training_options::lr_schedule_kind() const {
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL optim::schedule_kind training_options::lr_schedule_kind() const {
   try {
     return optim::parse_schedule(lr_scheduler_type);
   } catch (const usage_error& e) {
@@ -117,7 +119,7 @@ inline optim::schedule_kind training_options::lr_schedule_kind() const {
   }
 }
 
-inline void training_options::validate() const {
+CPUTRAIN_DECL void training_options::validate() const {
   using checks::bad_flag_value;
   using checks::check_at_least;
   using checks::check_not_negative;
@@ -164,7 +166,7 @@ inline void training_options::validate() const {
   check_not_negative("termination_grace_period", termination_grace_period);
 }
 
-inline void training_options::validate_evaluation() const {
+CPUTRAIN_DECL void training_options::validate_evaluation() const {
   using checks::bad_flag_value;
   checks::check_one_of("eval_strategy", eval_strategy, {"no", "steps", "epoch"},
                        "cputrain evaluates never during training (no), every --eval_steps (steps) or after every "
@@ -191,14 +193,15 @@ inline void training_options::validate_evaluation() const {
                    "needs --load_best_model_at_end (and so --eval_strategy), as Hugging Face's EarlyStoppingCallback");
 }
 
-inline std::string training_options::best_metric_key() const {
+CPUTRAIN_DECL std::string training_options::best_metric_key() const {
   const std::string name = metric_for_best_model.value_or("loss");
   return name.starts_with("eval_") ? name : "eval_" + name;
 }
 
-inline bool training_options::best_metric_greater() const {
+CPUTRAIN_DECL bool training_options::best_metric_greater() const {
   return greater_is_better.value_or(!metric_for_best_model.value_or("loss").ends_with("loss"));
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// A member of training_options, of one of the types its fields have.
 using option_member =
@@ -254,7 +257,13 @@ inline constexpr option_field training_option_fields[] = {
 
 /// The options under their Hugging Face names (not recorded_arguments), in training_option_fields' order; an unset
 /// save_total_limit is null, as Python's None.
-[[nodiscard]] inline nlohmann::ordered_json to_json(const training_options& o) {
+[[nodiscard]] CPUTRAIN_DECL nlohmann::ordered_json to_json(const training_options& o);
+
+/// What a checkpoint's training_args.json holds: recorded_arguments, or else the options themselves.
+[[nodiscard]] CPUTRAIN_DECL nlohmann::ordered_json arguments_json(const training_options& o);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL nlohmann::ordered_json to_json(const training_options& o) {
   nlohmann::ordered_json j;
   for (const option_field& f : training_option_fields) {
     std::visit(
@@ -271,9 +280,9 @@ inline constexpr option_field training_option_fields[] = {
   return j;
 }
 
-/// What a checkpoint's training_args.json holds: recorded_arguments, or else the options themselves.
-[[nodiscard]] inline nlohmann::ordered_json arguments_json(const training_options& o) {
+CPUTRAIN_DECL nlohmann::ordered_json arguments_json(const training_options& o) {
   return o.recorded_arguments ? *o.recorded_arguments : to_json(o);
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::train
