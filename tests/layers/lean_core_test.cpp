@@ -1,8 +1,8 @@
 // A program of the lean core (tests/layers/CMakeLists.txt): tokenizes a question and a context, trains the model on
 // them with AdamW, and reads the answer back — built against cputrain::cputrain alone, with MPI's, Boost's and
 // hwloc's headers poisoned, so that it compiling at all is the proof that nn/, kernels/, optim/ and text/ (and
-// everything they include) need none of them.
-#define CATCH_CONFIG_MAIN
+// everything they include) need none of them. Catch's runner is the shared one (support/catch_main.cpp, which
+// includes no cputrain header).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
