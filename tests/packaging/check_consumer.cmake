@@ -3,7 +3,8 @@
 #         -DBUILD_DIR=<cputrain build> -DWORK_DIR=<scratch> -DGENERATOR=<generator> -DCXX=<compiler> -P check_consumer.cmake
 # install:      installs BUILD_DIR into WORK_DIR/prefix, checks the installed files, checks that an impossible
 #               version is refused, builds the lean consumer with MPI and Boost hidden (and checks that the mpi
-#               component is then refused), then builds tests/packaging/consumer (core and mpi) against the prefix.
+#               component is then refused), then builds tests/packaging/consumer's mpi and cli programs against
+#               the prefix (its core program is the lean one).
 # subdirectory: builds tests/packaging/subdirectory, which add_subdirectory()s SOURCE_DIR.
 # test-package: builds test_package/ (the Conan recipe's test program) against the installed prefix alone; its
 #               products run on oneDNN when the package was installed with it, on Eigen otherwise, and its topology
@@ -62,7 +63,6 @@ if(MODE STREQUAL "install")
     message(FATAL_ERROR "the lean consumer's configure looked for MPI or Boost")
   endif()
   run(${CMAKE_COMMAND} --build "${WORK_DIR}/lean")
-  run("${WORK_DIR}/lean/consumer")
   file(MAKE_DIRECTORY "${WORK_DIR}/no-mpi")
   file(WRITE "${WORK_DIR}/no-mpi/CMakeLists.txt"
        "cmake_minimum_required(VERSION 3.22)\nproject(p LANGUAGES CXX)\nfind_package(cputrain CONFIG REQUIRED COMPONENTS mpi)\n")
@@ -73,9 +73,13 @@ if(MODE STREQUAL "install")
     message(FATAL_ERROR "find_package(cputrain COMPONENTS mpi) without MPI should have failed naming mpi, got rc=${rc}: ${err}")
   endif()
 
-  # Only the prefix: the consumer must not see the source tree.
+  # Only the prefix: the consumer must not see the source tree. The lean consumer built above is the same program
+  # (main.cpp, cputrain::cputrain, found with MPI and Boost hidden): it is checked below instead of being compiled
+  # again here.
   run(${CMAKE_COMMAND} ${_common} -S "${SOURCE_DIR}/tests/packaging/consumer" -B "${WORK_DIR}/build"
       -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  set(_build_targets --target consumer_mpi consumer_cli)
+  set(_consumer_program "${WORK_DIR}/lean/consumer")
 elseif(MODE STREQUAL "subdirectory")
   run(${CMAKE_COMMAND} ${_common} -S "${SOURCE_DIR}/tests/packaging/subdirectory" -B "${WORK_DIR}/build"
       -DCPUTRAIN_SOURCE_DIR=${SOURCE_DIR})
@@ -142,8 +146,11 @@ else()
   message(FATAL_ERROR "MODE must be install, subdirectory, test-package or config-deps, not '${MODE}'")
 endif()
 
-run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
-run("${WORK_DIR}/build/consumer")
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/build" ${_build_targets})
+if(NOT DEFINED _consumer_program)
+  set(_consumer_program "${WORK_DIR}/build/consumer")
+endif()
+run("${_consumer_program}")
 message(STATUS "${last_output}")
 if(NOT last_output MATCHES "cputrain [0-9]+\\.[0-9]+\\.[0-9]+ consumer: bf16/single, last weight 1.976562")
   message(FATAL_ERROR "unexpected consumer output: ${last_output}")
