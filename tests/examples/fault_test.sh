@@ -28,8 +28,8 @@ case $CASE in
       > /dev/null || fail "cputrain-make-demo-data failed"
     # 50,000 x 32 word embeddings: 1.6 M parameters, a checkpoint of 19 MB (weights 6.5 MB, AdamW's moments 13 MB)
     # written and synced at every step, while a step takes about 1.5 ms: on this project's machine (Zen 5, GCC) a
-    # save takes about 45 ms of every 47, as with the 37 MB checkpoint used until 2026-12-06 (the time is the syncs),
-    # and the drill 42 s instead of 63. Dropout on, so exact resume must replay the masks too.
+    # save takes about 45 ms of every 47, most of it the syncs (docs/build.md). Dropout on, so exact resume must
+    # replay the masks too.
     make_model "$WORK/big" '{"vocab_size": 50000, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
       "intermediate_size": 64, "max_position_embeddings": 128, "hidden_dropout_prob": 0.1,
       "attention_probs_dropout_prob": 0.1}'
@@ -82,8 +82,8 @@ PY
     "$RUN_QA" "${CMD[@]}" --output_dir "$WORK/ref" > "$WORK/ref.log" 2>&1 ||
       fail "the uninterrupted run failed: $(tail -5 "$WORK/ref.log")"
     # Delays up to the uninterrupted run's training time / (2 KILLS): each run gets a step or two past its first
-    # save (the kills got through 30-50 of 120 steps with a 37 MB checkpoint, 8-21 of 80 with this one), whatever
-    # the build's speed (ASan, a slower disk; 3 times faster still leaves steps), and the last run does the rest.
+    # save (the kills got through 8-21 of the 80 steps), whatever the build's speed (ASan, a slower disk; 3 times
+    # faster still leaves steps), and the last run does the rest.
     max_delay_ms=$(python3 -c "import json, sys
 print(max(50, int(500 * json.load(open(sys.argv[1]))['train_runtime'] / $KILLS)))" "$WORK/ref/train_results.json") ||
       fail "no train_runtime in the uninterrupted run's results"
