@@ -5,6 +5,8 @@
 // loop option cannot lack its flag.
 #pragma once
 
+#include "cputrain/cli/training_args.hpp"
+
 #include <cstddef>
 #include <iterator>
 #include <optional>
@@ -12,7 +14,6 @@
 #include <string_view>
 #include <variant>
 
-#include "cputrain/cli/training_args.hpp"
 #include "cputrain/train/training_options.hpp"
 
 namespace cputrain::cli::detail {

@@ -3,6 +3,8 @@
 // (validate_args.hpp); every mistake is a usage_error naming the file, then the key or the flag.
 #pragma once
 
+#include "cputrain/cli/validate_args.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <ios>
@@ -14,7 +16,6 @@
 
 #include "cputrain/cli/args_json.hpp"
 #include "cputrain/cli/training_args.hpp"
-#include "cputrain/cli/validate_args.hpp"
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/json_nesting.hpp"
 #include "cputrain/core/separate_compilation.hpp"

@@ -3,6 +3,8 @@
 // where missing keys keep their defaults). Types only: from_json checks no value and no path (args_file.hpp does).
 #pragma once
 
+#include "cputrain/cli/args_fields.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -14,7 +16,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cputrain/cli/args_fields.hpp"
 #include "cputrain/cli/compat_flags.hpp"
 #include "cputrain/cli/flag_values.hpp"
 #include "cputrain/cli/training_args.hpp"

@@ -3,11 +3,12 @@
 // --no_cuda), or refused with the reason (--dataset_name: cputrain downloads nothing).
 #pragma once
 
+#include "cputrain/cli/flag_values.hpp"
+
 #include <string>
 #include <string_view>
 
 #include "cputrain/cli/args_fields.hpp"
-#include "cputrain/cli/flag_values.hpp"
 #include "cputrain/cli/training_args.hpp"
 #include "cputrain/core/error.hpp"
 

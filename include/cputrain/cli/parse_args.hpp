@@ -4,6 +4,8 @@
 // may be abbreviated; a single argument ending in .json is an args.json file (args_file.hpp); -h prints the help.
 #pragma once
 
+#include "cputrain/cli/args_file.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <filesystem>
@@ -20,7 +22,6 @@
 #include <boost/program_options/value_semantic.hpp>
 
 #include "cputrain/cli/args_fields.hpp"
-#include "cputrain/cli/args_file.hpp"
 #include "cputrain/cli/compat_flags.hpp"
 #include "cputrain/cli/flag_values.hpp"
 #include "cputrain/cli/training_args.hpp"

@@ -3,13 +3,14 @@
 // The first mistake is a usage_error naming the flag, its value and the rule.
 #pragma once
 
+#include "cputrain/cli/trainer_options.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <system_error>
 
-#include "cputrain/cli/trainer_options.hpp"
 #include "cputrain/cli/training_args.hpp"
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"

@@ -4,6 +4,8 @@
 // classification head, padded to the batch's longest or to max_seq_length.
 #pragma once
 
+#include "cputrain/nn/sequence_classification_batch.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +19,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
-#include "cputrain/nn/sequence_classification_batch.hpp"
 #include "cputrain/text/tokenizer.hpp"
 #include "cputrain/text/truncation.hpp"
 

@@ -5,6 +5,8 @@
 // the fixtures; summation order may differ in the last bits.
 #pragma once
 
+#include "cputrain/data/data_error.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -18,7 +20,6 @@
 #include <vector>
 
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/data/data_error.hpp"
 
 namespace cputrain::data {
 

@@ -7,6 +7,8 @@
 // nlohmann::json (null where empty or missing), read through checked accessors that name the same.
 #pragma once
 
+#include "cputrain/core/json_message.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -26,7 +28,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/core/json_message.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/io/read_file.hpp"

@@ -7,6 +7,8 @@
 // The features carry their masking settings (mlm_feature_options::masking): a trainer's batch has only them to go by.
 #pragma once
 
+#include "cputrain/text/special_tokens.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +26,6 @@
 #include "cputrain/nn/classification_loss.hpp"
 #include "cputrain/nn/token_classification_batch.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
-#include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/tokenizer.hpp"
 #include "cputrain/text/truncation.hpp"

@@ -5,6 +5,8 @@
 // difference: docs/text-and-data.md.
 #pragma once
 
+#include "cputrain/nn/qa_batch.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +22,6 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/data/squad_example.hpp"
-#include "cputrain/nn/qa_batch.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/tokenizer.hpp"

@@ -4,6 +4,8 @@
 // row by row, one row of `row_length` positions per feature.
 #pragma once
 
+#include "cputrain/data/qa_features.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -22,7 +24,6 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/data/qa_features.hpp"
 #include "cputrain/data/squad_example.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/text/utf8.hpp"

@@ -3,6 +3,8 @@
 // to_json. Python's Unicode rules and summation order are followed, so the numbers are the scripts' numbers.
 #pragma once
 
+#include "cputrain/data/python_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -21,7 +23,6 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/json_message.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/data/python_text.hpp"
 #include "cputrain/data/squad_example.hpp"
 #include "cputrain/text/utf8.hpp"
 

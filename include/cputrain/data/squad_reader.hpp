@@ -4,6 +4,8 @@
 // (squad_read_options::on_bad_record); only data_error leaves. Layouts and checks: docs/text-and-data.md.
 #pragma once
 
+#include "cputrain/io/read_file.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +26,6 @@
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/data/python_text.hpp"
 #include "cputrain/data/squad_example.hpp"
-#include "cputrain/io/read_file.hpp"
 #include "cputrain/text/utf8.hpp"
 
 namespace cputrain::data {

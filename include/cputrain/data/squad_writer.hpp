@@ -4,6 +4,8 @@
 //   write_squad_json(dataset, file)   the file, written atomically (io::write_file_atomically)
 #pragma once
 
+#include "cputrain/data/squad_example.hpp"
+
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -13,7 +15,6 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/data/squad_example.hpp"
 #include "cputrain/io/atomic_file.hpp"
 
 namespace cputrain::data {

@@ -4,6 +4,8 @@
 // and the examples in the form classification_features takes, each bad row refused by file, line and column.
 #pragma once
 
+#include "cputrain/data/dataset_table.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +20,6 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/classification_features.hpp"
 #include "cputrain/data/data_error.hpp"
-#include "cputrain/data/dataset_table.hpp"
 
 namespace cputrain::data {
 

@@ -5,6 +5,8 @@
 // predictions are paired with labels as run_ner's compute_metrics pairs them (positions labelled != -100).
 #pragma once
 
+#include "cputrain/nn/token_classification_batch.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -20,7 +22,6 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/nn/classification_loss.hpp"
-#include "cputrain/nn/token_classification_batch.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/tokenizer.hpp"

@@ -4,6 +4,8 @@
 // rank (all-gather). Every rank ends with the same bits. Why not MPI_Allreduce on bf16: docs/distributed.md.
 #pragma once
 
+#include "cputrain/core/bf16_convert.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <span>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "cputrain/core/bf16.hpp"
-#include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/core/error.hpp"
 #include "cputrain/policy/parallel/parallel_policy.hpp"
 

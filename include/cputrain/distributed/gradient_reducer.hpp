@@ -5,6 +5,8 @@
 // (distributed/bf16_bucket_exchange.hpp). mpi/gradient_reducer.hpp is the one over MPI.
 #pragma once
 
+#include "cputrain/distributed/bf16_bucket_exchange.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -21,7 +23,6 @@
 #include <vector>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/distributed/bf16_bucket_exchange.hpp"
 #include "cputrain/policy/parallel/parallel_policy.hpp"
 
 namespace cputrain::dist {

@@ -4,6 +4,8 @@
 // file and the key.
 #pragma once
 
+#include "cputrain/core/json_nesting.hpp"
+
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
@@ -20,7 +22,6 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/json_message.hpp"
-#include "cputrain/core/json_nesting.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"

@@ -4,6 +4,8 @@
 // checkpoint, as from_pretrained loads it) reports what it ignored and what it initialised.
 #pragma once
 
+#include "cputrain/io/safetensors.hpp"
+
 #include <filesystem>
 #include <map>
 #include <string>
@@ -11,7 +13,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/io_error.hpp"
-#include "cputrain/io/safetensors.hpp"
 #include "cputrain/nn/parameters.hpp"
 
 namespace cputrain::io {

@@ -4,6 +4,8 @@
 // every length and offset is checked before anything is read, and any violation throws io_error.
 #pragma once
 
+#include "cputrain/io/tensor_checksum.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -35,7 +37,6 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"
-#include "cputrain/io/tensor_checksum.hpp"
 
 namespace cputrain::io {
 

@@ -3,6 +3,8 @@
 // backward as layer_norm_backward's row callback). Results equal the unfused composition bit for bit.
 #pragma once
 
+#include "cputrain/kernels/gelu.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +13,6 @@
 
 #include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/kernels/dropout.hpp"
-#include "cputrain/kernels/gelu.hpp"
 #include "cputrain/kernels/layer_norm.hpp"
 #include "cputrain/kernels/row_blocks.hpp"
 

@@ -3,6 +3,8 @@
 // Eigen). Every element is computed by one task over all of K, so the result is the same for any thread count.
 #pragma once
 
+#include "cputrain/kernels/gemm_backend.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -17,7 +19,6 @@
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/core/error.hpp"
-#include "cputrain/kernels/gemm_backend.hpp"
 #include "cputrain/kernels/onednn_matmul.hpp"
 #include "cputrain/policy/alloc/standard.hpp"
 

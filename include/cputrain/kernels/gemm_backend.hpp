@@ -3,13 +3,14 @@
 // set_gemm_backend() forces one. Two backends differ in rounding: a run and its resume should use the same one.
 #pragma once
 
+#include "cputrain/kernels/onednn_matmul.hpp"
+
 #include <atomic>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/kernels/onednn_matmul.hpp"
 
 namespace cputrain::kernels {
 

@@ -3,6 +3,8 @@
 // causes and both figures when the bill cannot fit, before a byte of it is allocated.
 #pragma once
 
+#include "cputrain/machine/memory_allowance.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,7 +15,6 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/machine/memory_allowance.hpp"
 
 namespace cputrain {
 

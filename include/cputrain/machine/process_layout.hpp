@@ -4,6 +4,8 @@
 // layout before a long run.
 #pragma once
 
+#include "cputrain/machine/thread_plan.hpp"
+
 #include <unistd.h>
 
 #include <sstream>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/machine/thread_plan.hpp"
 #include "cputrain/machine/topology.hpp"
 
 namespace cputrain {

@@ -3,6 +3,8 @@
 // binding is kept. Pure and deterministic (tested without MPI); mpi/discovery.hpp feeds it what MPI reports.
 #pragma once
 
+#include "cputrain/machine/topology.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <iterator>
@@ -14,7 +16,6 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/machine/thread_plan.hpp"
-#include "cputrain/machine/topology.hpp"
 
 namespace cputrain {
 

@@ -5,6 +5,8 @@
 // total is spread over the nodes in proportion to their cores, so a rank's threads stay on the memory they use.
 #pragma once
 
+#include "cputrain/machine/cpu_quota.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -19,7 +21,6 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/machine/cpu_quota.hpp"
 #include "cputrain/machine/topology.hpp"
 
 namespace cputrain {

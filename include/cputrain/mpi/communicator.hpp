@@ -3,6 +3,8 @@
 // is collective; arguments are checked before any MPI call, and MPI failures throw cputrain::error.
 #pragma once
 
+#include "cputrain/mpi/environment.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -23,7 +25,6 @@
 
 #include "cputrain/core/bf16.hpp"
 #include "cputrain/core/error.hpp"
-#include "cputrain/mpi/environment.hpp"
 #include "cputrain/policy/parallel/parallel_policy.hpp"
 
 namespace cputrain::dist {

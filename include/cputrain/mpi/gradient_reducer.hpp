@@ -2,8 +2,8 @@
 // over MPI.
 #pragma once
 
-#include "cputrain/distributed/gradient_reducer.hpp"
 #include "cputrain/mpi/communicator.hpp"
+#include "cputrain/distributed/gradient_reducer.hpp"
 
 namespace cputrain::dist {
 

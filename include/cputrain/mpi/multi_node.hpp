@@ -5,8 +5,8 @@
 // — the program started without mpirun — is a valid job, so one binary serves every scenario.
 #pragma once
 
-#include "cputrain/mpi/communicator.hpp"
 #include "cputrain/mpi/discovery.hpp"
+#include "cputrain/mpi/communicator.hpp"
 #include "cputrain/machine/process_layout.hpp"
 #include "cputrain/machine/thread_plan.hpp"
 #include "cputrain/machine/topology.hpp"

@@ -3,6 +3,8 @@
 // in place from the projections. Under bf16 mixed precision every product's operands are bf16, as under autocast.
 #pragma once
 
+#include "cputrain/kernels/gemm.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +19,6 @@
 
 #include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/kernels/dropout.hpp"
-#include "cputrain/kernels/gemm.hpp"
 #include "cputrain/kernels/softmax.hpp"
 #include "cputrain/nn/linear.hpp"
 #include "cputrain/policy/alloc/standard.hpp"

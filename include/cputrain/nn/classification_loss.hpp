@@ -7,6 +7,8 @@
 // and problem_type_of, Hugging Face's rule for which one a sequence head uses. Sums run in double.
 #pragma once
 
+#include "cputrain/kernels/row_blocks.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -16,7 +18,6 @@
 #include <vector>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/kernels/row_blocks.hpp"
 
 namespace cputrain::nn {
 

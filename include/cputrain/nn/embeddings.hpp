@@ -6,11 +6,12 @@
 // pad_token_id row, and RoBERTa's position row pad_token_id — as torch's nn.Embedding(padding_idx) gives none.
 #pragma once
 
+#include "cputrain/kernels/layer_norm.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "cputrain/kernels/layer_norm.hpp"
 #include "cputrain/kernels/row_blocks.hpp"
 #include "cputrain/nn/parameters.hpp"
 

@@ -6,6 +6,8 @@
 // flat buffers; encoder_model.hpp owns those buffers and composes the encoder with a head.
 #pragma once
 
+#include "cputrain/kernels/softmax.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -14,7 +16,6 @@
 
 #include "cputrain/kernels/dropout.hpp"
 #include "cputrain/kernels/fused.hpp"
-#include "cputrain/kernels/softmax.hpp"
 #include "cputrain/nn/bert_config.hpp"
 #include "cputrain/nn/embeddings.hpp"
 #include "cputrain/nn/encoder_batch.hpp"

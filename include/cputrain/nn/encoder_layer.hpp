@@ -3,6 +3,8 @@
 // what backward needs is kept in the activation type, and the work after each product is fused per row.
 #pragma once
 
+#include "cputrain/nn/attention.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +19,6 @@
 #include "cputrain/kernels/gelu.hpp"
 #include "cputrain/kernels/gemm.hpp"
 #include "cputrain/kernels/layer_norm.hpp"
-#include "cputrain/nn/attention.hpp"
 #include "cputrain/nn/linear.hpp"
 
 namespace cputrain::nn {

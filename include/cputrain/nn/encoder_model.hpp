@@ -7,6 +7,8 @@
 // business (train/trainer.hpp), so one model type serves every parallelism policy.
 #pragma once
 
+#include "cputrain/nn/init.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +23,6 @@
 #include "cputrain/machine/memory_allowance.hpp"
 #include "cputrain/nn/bert_config.hpp"
 #include "cputrain/nn/encoder.hpp"
-#include "cputrain/nn/init.hpp"
 #include "cputrain/nn/model_memory.hpp"
 #include "cputrain/nn/parameters.hpp"
 #include "cputrain/nn/workspace_layout.hpp"

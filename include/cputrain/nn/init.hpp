@@ -5,11 +5,12 @@
 // every compiler and standard library (std::normal_distribution does not).
 #pragma once
 
+#include "cputrain/kernels/dropout.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <span>
 
-#include "cputrain/kernels/dropout.hpp"
 #include "cputrain/nn/parameters.hpp"
 
 namespace cputrain::nn {

@@ -3,6 +3,8 @@
 // (its bf16 rounding under bf16 mixed precision, refreshed once per optimizer step).
 #pragma once
 
+#include "cputrain/kernels/bias.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -13,7 +15,6 @@
 #include "cputrain/core/bf16_convert.hpp"
 #include "cputrain/policy/alloc/standard.hpp"
 
-#include "cputrain/kernels/bias.hpp"
 #include "cputrain/kernels/gemm.hpp"
 #include "cputrain/nn/parameters.hpp"
 

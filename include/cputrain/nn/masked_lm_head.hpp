@@ -7,6 +7,8 @@
 // token, -100 ignored; the word table's gradient is dense.
 #pragma once
 
+#include "cputrain/nn/linear.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -20,7 +22,6 @@
 #include "cputrain/nn/bert_config.hpp"
 #include "cputrain/nn/classification_loss.hpp"
 #include "cputrain/nn/encoder.hpp"
-#include "cputrain/nn/linear.hpp"
 #include "cputrain/nn/parameters.hpp"
 #include "cputrain/nn/token_classification_batch.hpp"
 

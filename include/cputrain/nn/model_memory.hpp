@@ -6,6 +6,8 @@
 // to refuse.
 #pragma once
 
+#include "cputrain/machine/memory_bill.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -14,7 +16,6 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/machine/memory_bill.hpp"
 #include "cputrain/nn/bert_config.hpp"
 #include "cputrain/nn/encoder.hpp"
 #include "cputrain/nn/parameters.hpp"

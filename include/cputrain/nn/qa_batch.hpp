@@ -2,12 +2,13 @@
 // segment ids and attention mask per position, and for training the answer's start and end token positions.
 #pragma once
 
+#include "cputrain/nn/encoder_batch.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/nn/encoder_batch.hpp"
 
 namespace cputrain::nn {
 

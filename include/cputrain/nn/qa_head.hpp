@@ -4,6 +4,8 @@
 // with the encoder by encoder_model.hpp.
 #pragma once
 
+#include "cputrain/nn/encoder.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -12,7 +14,6 @@
 #include "cputrain/kernels/dropout.hpp"
 #include "cputrain/kernels/fused.hpp"
 #include "cputrain/nn/bert_config.hpp"
-#include "cputrain/nn/encoder.hpp"
 #include "cputrain/nn/linear.hpp"
 #include "cputrain/nn/parameters.hpp"
 #include "cputrain/nn/qa_batch.hpp"

@@ -8,6 +8,8 @@
 // it (classification_loss.hpp): cross-entropy, BCE with logits for multi-label targets, MSE for regression.
 #pragma once
 
+#include "cputrain/kernels/fused.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -17,7 +19,6 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/kernels/dropout.hpp"
-#include "cputrain/kernels/fused.hpp"
 #include "cputrain/kernels/gelu.hpp"
 #include "cputrain/nn/bert_config.hpp"
 #include "cputrain/nn/classification_loss.hpp"

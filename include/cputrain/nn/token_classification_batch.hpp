@@ -3,6 +3,8 @@
 // a word after its first).
 #pragma once
 
+#include "cputrain/nn/classification_loss.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/nn/classification_loss.hpp"
 #include "cputrain/nn/encoder_batch.hpp"
 
 namespace cputrain::nn {

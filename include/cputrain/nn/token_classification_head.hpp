@@ -3,6 +3,8 @@
 // [num_labels, hidden]; the loss is cross_entropy over every token with -100 ignored.
 #pragma once
 
+#include "cputrain/nn/bert_config.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -10,7 +12,6 @@
 
 #include "cputrain/kernels/dropout.hpp"
 #include "cputrain/kernels/fused.hpp"
-#include "cputrain/nn/bert_config.hpp"
 #include "cputrain/nn/classification_loss.hpp"
 #include "cputrain/nn/encoder.hpp"
 #include "cputrain/nn/linear.hpp"

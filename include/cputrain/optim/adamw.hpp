@@ -4,6 +4,8 @@
 // its state reloads into an optimizer that continues bit-identically. -ffast-math voids this.
 #pragma once
 
+#include "cputrain/policy/alloc/standard.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -21,7 +23,6 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/optim/param_ranges.hpp"
 #include "cputrain/policy/alloc/allocator_policy.hpp"
-#include "cputrain/policy/alloc/standard.hpp"
 
 #if defined(__AVX512F__)
 #define CPUTRAIN_ADAMW_NS adamw_avx512

@@ -3,6 +3,8 @@
 // thread count); a non-finite norm is returned and the gradients left untouched, for the caller to decide.
 #pragma once
 
+#include "cputrain/optim/param_ranges.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -14,7 +16,6 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/optim/param_ranges.hpp"
 
 namespace cputrain::optim {
 

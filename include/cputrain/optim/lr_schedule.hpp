@@ -3,6 +3,8 @@
 // so it equals LambdaLR's bit for bit: pass it to adamw::step unrounded.
 #pragma once
 
+#include "cputrain/core/separate_compilation.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -13,7 +15,6 @@
 #include <utility>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/optim/param_ranges.hpp"
 
 namespace cputrain::optim {

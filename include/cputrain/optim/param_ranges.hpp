@@ -4,6 +4,8 @@
 // check_ranges() enforces what the optimizer relies on: ranges inside the buffer, no overlap, no gap.
 #pragma once
 
+#include "cputrain/core/error.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
@@ -13,7 +15,6 @@
 #include <string_view>
 #include <vector>
 
-#include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 
 namespace cputrain::optim {

@@ -4,7 +4,7 @@
 // alloc::allocator<T, Policy> adapter.
 #pragma once
 
-#include "cputrain/policy/alloc/allocator_policy.hpp"  // IWYU pragma: export
 #include "cputrain/policy/alloc/numa_local.hpp"        // IWYU pragma: export
+#include "cputrain/policy/alloc/allocator_policy.hpp"  // IWYU pragma: export
 #include "cputrain/policy/alloc/standard.hpp"          // IWYU pragma: export
 #include "cputrain/policy/alloc/tbb_scalable.hpp"      // IWYU pragma: export

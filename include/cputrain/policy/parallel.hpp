@@ -3,5 +3,5 @@
 // cputrain/mpi.hpp (the cputrain::mpi component).
 #pragma once
 
-#include "cputrain/policy/parallel/parallel_policy.hpp"  // IWYU pragma: export
 #include "cputrain/policy/parallel/single.hpp"           // IWYU pragma: export
+#include "cputrain/policy/parallel/parallel_policy.hpp"  // IWYU pragma: export

@@ -4,9 +4,10 @@
 // A wrong or misplaced type stops the build saying which parameter is wrong and what belongs there.
 #pragma once
 
+#include "cputrain/policy/allocator.hpp"
+
 #include <vector>
 
-#include "cputrain/policy/allocator.hpp"
 #include "cputrain/policy/parallel.hpp"
 #include "cputrain/policy/precision.hpp"
 

@@ -3,6 +3,8 @@
 // UTF-8 input. Thread-safe: encode() is const and keeps its scratch space per thread.
 #pragma once
 
+#include "cputrain/text/vocabulary.hpp"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -18,7 +20,6 @@
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/token_sequence.hpp"
 #include "cputrain/text/utf8.hpp"
-#include "cputrain/text/vocabulary.hpp"
 
 namespace cputrain::text {
 

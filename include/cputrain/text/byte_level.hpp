@@ -4,6 +4,8 @@
 // code points (no regex engine), equal to Hugging Face's on every code point (tests/text/byte_level_test.cpp).
 #pragma once
 
+#include "cputrain/text/detail/gpt2_char_classes.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -15,7 +17,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/char_classes.hpp"
-#include "cputrain/text/detail/gpt2_char_classes.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/utf8.hpp"
 

@@ -5,6 +5,8 @@
 // of a character's bytes gets that whole character, as there. Thread-safe: encode() is const.
 #pragma once
 
+#include "cputrain/text/byte_level.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +19,6 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/bpe_model.hpp"
-#include "cputrain/text/byte_level.hpp"
 #include "cputrain/text/char_positions.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/token_sequence.hpp"

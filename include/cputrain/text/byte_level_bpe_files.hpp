@@ -4,6 +4,8 @@
 // space on its left; GPT-2 adds nothing and keeps offsets untrimmed. Errors name the file and the line or key.
 #pragma once
 
+#include "cputrain/text/bpe_model.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -16,7 +18,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/added_tokens.hpp"
-#include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"

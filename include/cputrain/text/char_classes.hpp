@@ -5,12 +5,12 @@
 // code points where the reference, which uses Unicode 8.0 tables, answers differently.
 #pragma once
 
+#include "cputrain/text/detail/reference_char_classes.hpp"
+
 #include <algorithm>
 #include <span>
 
 #include <utf8proc.h>
-
-#include "cputrain/text/detail/reference_char_classes.hpp"
 
 namespace cputrain::text {
 

@@ -3,13 +3,13 @@
 // token made of part of a character's bytes covers that whole character.
 #pragma once
 
+#include "cputrain/text/token_sequence.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
-
-#include "cputrain/text/token_sequence.hpp"
 
 namespace cputrain::text {
 

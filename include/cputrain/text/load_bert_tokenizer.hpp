@@ -3,6 +3,8 @@
 // Hugging Face's defaults when it is not. tokenizer.json is not read: for BERT it holds the same settings.
 #pragma once
 
+#include "cputrain/text/bert_tokenizer.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -14,7 +16,6 @@
 
 #include "cputrain/core/json_nesting.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/vocabulary.hpp"
 

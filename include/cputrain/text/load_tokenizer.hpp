@@ -6,6 +6,8 @@
 // produce ids beyond config.json's vocab_size is refused: the model's embedding table would be read out of bounds.
 #pragma once
 
+#include "cputrain/text/byte_level_bpe_files.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -15,7 +17,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/text/byte_level_bpe_files.hpp"
 #include "cputrain/text/load_bert_tokenizer.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/tokenizer.hpp"

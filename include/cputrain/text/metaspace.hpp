@@ -4,13 +4,14 @@
 // unless another replacement follows ("▁▁b" is "▁", "▁b").
 #pragma once
 
+#include "cputrain/text/normalized_text.hpp"
+
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/text/normalized_text.hpp"
 
 namespace cputrain::text {
 

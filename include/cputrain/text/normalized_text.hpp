@@ -4,6 +4,8 @@
 // original as there.
 #pragma once
 
+#include "cputrain/text/char_classes.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/text/char_classes.hpp"
 #include "cputrain/text/token_sequence.hpp"
 #include "cputrain/text/utf8.hpp"
 

@@ -4,6 +4,8 @@
 // converters write; any other regex is refused when the file is read.
 #pragma once
 
+#include "cputrain/text/precompiled_charsmap.hpp"
+
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -13,7 +15,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/normalized_text.hpp"
-#include "cputrain/text/precompiled_charsmap.hpp"
 
 namespace cputrain::text {
 

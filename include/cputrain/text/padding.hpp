@@ -3,6 +3,8 @@
 // mask 0, special-tokens mask 1, type id 0, offsets (0, 0), no sequence and no word.
 #pragma once
 
+#include "cputrain/text/truncation.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +14,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/special_tokens.hpp"
-#include "cputrain/text/truncation.hpp"
 
 namespace cputrain::text {
 

@@ -5,6 +5,8 @@
 // character is looked up alone. Alignments follow the reference's, so offsets equal its offsets.
 #pragma once
 
+#include "cputrain/text/utf8.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -17,7 +19,6 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/normalized_text.hpp"
 #include "cputrain/text/text_error.hpp"
-#include "cputrain/text/utf8.hpp"
 
 namespace cputrain::text {
 

@@ -5,6 +5,8 @@
 // unknown fields are skipped, as protobuf readers do, and a damaged file is refused naming its byte.
 #pragma once
 
+#include "cputrain/text/text_error.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -15,7 +17,6 @@
 #include <vector>
 
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/text/text_error.hpp"
 
 namespace cputrain::text {
 

@@ -5,6 +5,8 @@
 // from a model directory as AutoTokenizer does. Cheap to copy (the pipeline is shared and immutable); thread-safe.
 #pragma once
 
+#include "cputrain/text/padding.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +22,6 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
-#include "cputrain/text/padding.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/token_sequence.hpp"
 #include "cputrain/text/truncation.hpp"

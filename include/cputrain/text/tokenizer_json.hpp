@@ -4,6 +4,8 @@
 // and what was expected: a tokenizer that silently differs from the reference would put labels on the wrong tokens.
 #pragma once
 
+#include "cputrain/text/added_tokens.hpp"
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -21,7 +23,6 @@
 #include "cputrain/core/json_message.hpp"
 #include "cputrain/core/json_nesting.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
 #include "cputrain/text/special_tokens.hpp"

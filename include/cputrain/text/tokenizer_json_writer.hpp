@@ -3,6 +3,8 @@
 // layout's post-processor), so a model cputrain saves loads with AutoTokenizer and with load_tokenizer alike.
 #pragma once
 
+#include "cputrain/text/byte_level_bpe.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -13,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/text/byte_level_bpe.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
 

@@ -4,6 +4,8 @@
 // Replace(" {2,}", "▁"), Metaspace, RoBERTa's layout, <mask> taking the spaces on its left.
 #pragma once
 
+#include "cputrain/text/metaspace.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -13,7 +15,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/added_tokens.hpp"
-#include "cputrain/text/metaspace.hpp"
 #include "cputrain/text/normalizer_steps.hpp"
 #include "cputrain/text/precompiled_charsmap.hpp"
 #include "cputrain/text/sentencepiece_model.hpp"

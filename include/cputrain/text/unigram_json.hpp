@@ -4,6 +4,8 @@
 // Anything else is refused naming the file, the JSON path and what cputrain implements.
 #pragma once
 
+#include "cputrain/text/base64.hpp"
+
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
@@ -18,7 +20,6 @@
 
 #include "cputrain/core/json_message.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/text/base64.hpp"
 #include "cputrain/text/metaspace.hpp"
 #include "cputrain/text/normalizer_steps.hpp"
 #include "cputrain/text/precompiled_charsmap.hpp"

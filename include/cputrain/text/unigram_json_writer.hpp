@@ -4,6 +4,8 @@
 // cputrain saves loads with AutoTokenizer and with load_tokenizer alike and encodes the same.
 #pragma once
 
+#include "cputrain/text/normalizer_steps.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,7 +16,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/base64.hpp"
-#include "cputrain/text/normalizer_steps.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/tokenizer_json_writer.hpp"

@@ -5,6 +5,8 @@
 // first candidate found, shorter tokens and earlier starts first.
 #pragma once
 
+#include "cputrain/text/word_cache.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -23,7 +25,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/text_error.hpp"
-#include "cputrain/text/word_cache.hpp"
 
 namespace cputrain::text {
 

@@ -6,6 +6,8 @@
 // const.
 #pragma once
 
+#include "cputrain/text/char_positions.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -17,7 +19,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/added_tokens.hpp"
-#include "cputrain/text/char_positions.hpp"
 #include "cputrain/text/metaspace.hpp"
 #include "cputrain/text/normalized_text.hpp"
 #include "cputrain/text/normalizer_steps.hpp"

@@ -5,6 +5,8 @@
 // expected.
 #pragma once
 
+#include "cputrain/text/tokenizer_json.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -19,7 +21,6 @@
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
-#include "cputrain/text/tokenizer_json.hpp"
 #include "cputrain/text/vocabulary.hpp"
 
 namespace cputrain::text {

@@ -3,6 +3,8 @@
 // patience rule, and the order in which save_total_limit deletes checkpoints so that the best one survives.
 #pragma once
 
+#include "cputrain/train/training_options.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -15,7 +17,6 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/train/training_options.hpp"
 
 namespace cputrain::train {
 

@@ -5,6 +5,8 @@
 // are train/checkpoint_dirs.hpp.
 #pragma once
 
+#include "cputrain/nn/parameters.hpp"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -25,7 +27,6 @@
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/io_error.hpp"
 #include "cputrain/io/safetensors.hpp"
-#include "cputrain/nn/parameters.hpp"
 #include "cputrain/optim/adamw.hpp"
 #include "cputrain/train/best_model.hpp"
 #include "cputrain/train/checkpoint_dirs.hpp"

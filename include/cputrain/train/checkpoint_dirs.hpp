@@ -4,6 +4,8 @@
 // only looks at an output directory (train/output_dir.hpp) does not compile the writer.
 #pragma once
 
+#include "cputrain/io/atomic_file.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -17,7 +19,6 @@
 #include <vector>
 
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/io/atomic_file.hpp"
 
 namespace cputrain::train {
 

@@ -6,6 +6,8 @@
 // is ever deleted: the choice stays the user's.
 #pragma once
 
+#include "cputrain/train/checkpoint.hpp"
+
 #include <array>
 #include <filesystem>
 #include <optional>
@@ -15,7 +17,6 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/safetensors.hpp"
-#include "cputrain/train/checkpoint.hpp"
 #include "cputrain/train/trainer_state.hpp"
 
 namespace cputrain::train {

@@ -4,13 +4,14 @@
 // reports as eval_loss. classification_trainer<Policy> is trainer<classification_task, Policy>.
 #pragma once
 
+#include "cputrain/data/classification_features.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
-#include "cputrain/data/classification_features.hpp"
 #include "cputrain/nn/classification_loss.hpp"
 #include "cputrain/nn/encoder_model.hpp"
 #include "cputrain/nn/sequence_classification_batch.hpp"

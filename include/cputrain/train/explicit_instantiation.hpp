@@ -6,10 +6,11 @@
 // GCC and Clang instantiate those anyway, to inline them).
 #pragma once
 
+#include "cputrain/io/model_weights.hpp"
+
 #include <filesystem>
 
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/io/model_weights.hpp"
 #include "cputrain/nn/bert_qa.hpp"
 #include "cputrain/text/tokenizer.hpp"
 #include "cputrain/train/model_files.hpp"

@@ -6,11 +6,12 @@
 // logits. masked_lm_trainer<Policy> is trainer<masked_lm_task, Policy>.
 #pragma once
 
+#include "cputrain/data/mlm_features.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
-#include "cputrain/data/mlm_features.hpp"
 #include "cputrain/nn/encoder_model.hpp"
 #include "cputrain/nn/masked_lm_head.hpp"
 #include "cputrain/policy/policy.hpp"

@@ -4,6 +4,8 @@
 // directory transformers' save_pretrained writes, which AutoModelForQuestionAnswering / AutoTokenizer load).
 #pragma once
 
+#include "cputrain/io/bert_config_json.hpp"
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -16,7 +18,6 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
-#include "cputrain/io/bert_config_json.hpp"
 #include "cputrain/io/model_weights.hpp"
 #include "cputrain/text/bert_tokenizer.hpp"
 #include "cputrain/text/load_bert_tokenizer.hpp"

@@ -4,6 +4,8 @@
 // output_dir_lock (an exclusive flock on output_dir/.cputrain.lock: a second run there stops at once).
 #pragma once
 
+#include "cputrain/train/checkpoint_dirs.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -18,7 +20,6 @@
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/io_error.hpp"
-#include "cputrain/train/checkpoint_dirs.hpp"
 
 namespace cputrain::train {
 

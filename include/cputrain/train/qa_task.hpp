@@ -3,6 +3,8 @@
 // hands on: the start and end logits of every feature, the rows data::postprocess_qa_predictions reads.
 #pragma once
 
+#include "cputrain/nn/qa_head.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -10,7 +12,6 @@
 
 #include "cputrain/data/qa_features.hpp"
 #include "cputrain/nn/qa_batch.hpp"
-#include "cputrain/nn/qa_head.hpp"
 #include "cputrain/train/trainer.hpp"
 
 namespace cputrain::train {

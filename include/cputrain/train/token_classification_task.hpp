@@ -5,6 +5,8 @@
 // token_classification_trainer<Policy> is trainer<token_classification_task, Policy>.
 #pragma once
 
+#include "cputrain/data/token_classification_features.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -14,7 +16,6 @@
 #include <vector>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/data/token_classification_features.hpp"
 #include "cputrain/nn/classification_loss.hpp"
 #include "cputrain/nn/encoder_model.hpp"
 #include "cputrain/nn/token_classification_batch.hpp"

@@ -6,6 +6,8 @@
 // (qa_task.hpp is one: qa_trainer<Policy> is trainer<qa_task, Policy>).
 #pragma once
 
+#include "cputrain/distributed/gradient_reducer.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,7 +27,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
-#include "cputrain/distributed/gradient_reducer.hpp"
 #include "cputrain/distributed/sparse_row_reducer.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/bert_config_json.hpp"

@@ -4,6 +4,8 @@
 // into output_dir at the end; read back on resume.
 #pragma once
 
+#include "cputrain/io/io_error.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -17,7 +19,6 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/io/atomic_file.hpp"
-#include "cputrain/io/io_error.hpp"
 
 namespace cputrain::train {
 

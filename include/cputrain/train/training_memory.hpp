@@ -4,13 +4,14 @@
 // requires the whole bill before building anything and prints it in its header.
 #pragma once
 
+#include "cputrain/nn/model_memory.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <string>
 
 #include "cputrain/machine/memory_bill.hpp"
 #include "cputrain/nn/bert_config.hpp"
-#include "cputrain/nn/model_memory.hpp"
 #include "cputrain/nn/qa_head.hpp"
 #include "cputrain/train/training_options.hpp"
 

@@ -6,6 +6,8 @@
 // (cli/training_args.hpp); a library user fills them in code.
 #pragma once
 
+#include "cputrain/optim/lr_schedule.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,7 +18,6 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/optim/lr_schedule.hpp"
 #include "cputrain/train/option_checks.hpp"
 
 namespace cputrain::train {

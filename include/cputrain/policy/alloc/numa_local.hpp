@@ -5,6 +5,8 @@
 // pinned. Small blocks come from the C++ heap: placing a few bytes is not worth a system call.
 #pragma once
 
+#include "cputrain/machine/current_node.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,7 +16,6 @@
 #include <new>
 #include <string_view>
 
-#include "cputrain/machine/current_node.hpp"
 #include "cputrain/machine/topology.hpp"
 #include "cputrain/policy/alloc/allocator_policy.hpp"
 

@@ -2,11 +2,11 @@
 // dependency, no placement, works everywhere.
 #pragma once
 
+#include "cputrain/policy/alloc/allocator_policy.hpp"
+
 #include <cstddef>
 #include <new>
 #include <string_view>
-
-#include "cputrain/policy/alloc/allocator_policy.hpp"
 
 namespace cputrain::alloc {
 

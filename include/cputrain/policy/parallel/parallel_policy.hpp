@@ -3,13 +3,14 @@
 // stands (world size, ranks, NUMA nodes, threads).
 #pragma once
 
+#include "cputrain/machine/process_layout.hpp"
+
 #include <concepts>
 #include <cstdint>
 #include <span>
 #include <vector>
 #include <string_view>
 
-#include "cputrain/machine/process_layout.hpp"
 #include "cputrain/machine/thread_plan.hpp"
 #include "cputrain/machine/topology.hpp"
 

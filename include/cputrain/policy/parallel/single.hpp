@@ -3,6 +3,8 @@
 // ranks is the buffer itself.
 #pragma once
 
+#include "cputrain/policy/parallel/parallel_policy.hpp"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -13,7 +15,6 @@
 #include "cputrain/machine/process_layout.hpp"
 #include "cputrain/machine/thread_plan.hpp"
 #include "cputrain/machine/topology.hpp"
-#include "cputrain/policy/parallel/parallel_policy.hpp"
 
 namespace cputrain::parallel {
 

@@ -1,9 +1,9 @@
 // cputrain::precision::fp32 — everything in float. The reference every other precision is measured against.
 #pragma once
 
-#include <string_view>
-
 #include "cputrain/policy/precision/precision_policy.hpp"
+
+#include <string_view>
 
 namespace cputrain::precision {
 

@@ -3,11 +3,11 @@
 // over these aliases.
 #pragma once
 
+#include "cputrain/core/bf16.hpp"
+
 #include <concepts>
 #include <string_view>
 #include <type_traits>
-
-#include "cputrain/core/bf16.hpp"
 
 namespace cputrain::precision {
 
