@@ -21,7 +21,7 @@ packages=(
 case "${1:-}" in
   --test)
     packages+=(catch2 clang libclang-rt-14-dev libbenchmark-dev git python3 iproute2 procps libjemalloc2
-               libtcmalloc-minimal4 yamllint python3-yaml python3-jsonschema gnuplot-nox mpich libmpich-dev)
+               libtcmalloc-minimal4 yamllint python3-yaml python3-jsonschema gnuplot-nox mpich libmpich-dev lld)
     # npm may come with a Node.js from elsewhere (it is not a Debian package then): only Debian's when none is here.
     command -v npm >/dev/null || packages+=(npm)
     ;;

@@ -1,6 +1,4 @@
-// The one Catch2 main shared by the test executables (compiling it once saves most of the build time).
-// A wide console keeps long test names on one line when CTest lists them (catch_discover_tests): a wrapped name
-// would become a filter that matches nothing.
-#define CATCH_CONFIG_CONSOLE_WIDTH 400
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+// The main of the test programs that need nothing before Catch runs (Catch itself: catch_runtime.cpp).
+#include "catch_runtime.hpp"
+
+int main(int argc, char* argv[]) { return cputrain::test_support::run_catch_session(argc, argv).status; }

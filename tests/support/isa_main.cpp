@@ -2,12 +2,10 @@
 // skipped, instead of dying of SIGILL. Compiled once, without any instruction-set flags (it runs before we know the
 // CPU can take them); each test executable names its instruction set in `cputrain_test_isa`, a one-line source
 // that tests/CMakeLists.txt writes for it.
-#define CATCH_CONFIG_CONSOLE_WIDTH 400
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <cstring>
+
+#include "catch_runtime.hpp"
 
 namespace {
 bool cpu_has(const char* isa) {
@@ -32,5 +30,5 @@ int main(int argc, char* argv[]) {
                 cputrain_test_isa);
     return 77;
   }
-  return Catch::Session().run(argc, argv);
+  return cputrain::test_support::run_catch_session(argc, argv).status;
 }

@@ -3,10 +3,6 @@
 // mpirun. Rank 0 prints Catch's report; the other ranks write theirs to a file and print it, on stderr, only when
 // they failed. Every rank then learns how many ranks failed and exits non-zero if any did, so one rank's failure
 // fails the whole run (and rank 0's exit status alone tells).
-#define CATCH_CONFIG_CONSOLE_WIDTH 400
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-
 #include <mpi.h>
 #include <unistd.h>
 
@@ -18,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "catch_runtime.hpp"
 #include "cputrain/mpi/environment.hpp"
 
 int main(int argc, char* argv[]) {
@@ -28,15 +25,15 @@ int main(int argc, char* argv[]) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    Catch::Session session;
-    if (const int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
     std::filesystem::path report;
-    if (rank != 0 && session.configData().outputFilename.empty()) {
+    if (rank != 0) {
       report = std::filesystem::temp_directory_path() /
                ("cputrain-mpi-test-" + std::to_string(::getpid()) + "-rank" + std::to_string(rank) + ".txt");
-      session.configData().outputFilename = report.string();
     }
-    const int failures = session.run();
+    const auto outcome = cputrain::test_support::run_catch_session(argc, argv, report.string());
+    if (!outcome.ran) return outcome.status;
+    if (!outcome.wrote_default_output) report.clear();
+    const int failures = outcome.status;
 
     if (!report.empty()) {
       if (failures != 0) {
