@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,28 +17,29 @@
 
 namespace cputrain::demo::detail {
 
-/// Values of the placeholders, by letter.
+/// Values of the placeholders, by letter (A to Z).
 class demo_values {
  public:
   demo_values& set(char key, std::string value) {
-    for (auto& [k, v] : entries_) {
-      if (k == key) {
-        v = std::move(value);
-        return *this;
-      }
-    }
-    entries_.emplace_back(key, std::move(value));
+    slot(key) = std::move(value);
     return *this;
   }
   [[nodiscard]] const std::string& get(char key) const {
-    for (const auto& [k, v] : entries_) {
-      if (k == key) return v;
-    }
-    throw usage_error(std::string("make_demo_squad: no value for placeholder {") + key + "}");
+    const auto& value = values_[index(key)];
+    if (!value) throw usage_error(std::string("make_demo_squad: no value for placeholder {") + key + "}");
+    return *value;
   }
 
  private:
-  std::vector<std::pair<char, std::string>> entries_;
+  static std::size_t index(char key) {
+    if (key < 'A' || key > 'Z') {
+      throw usage_error(std::string("make_demo_squad: placeholder {") + key + "} is not a letter from A to Z");
+    }
+    return static_cast<std::size_t>(key - 'A');
+  }
+  std::optional<std::string>& slot(char key) { return values_[index(key)]; }
+
+  std::array<std::optional<std::string>, 26> values_;
 };
 
 /// `pattern` with its placeholders filled; `first` receives where each letter's value first starts (-1: absent).

@@ -65,8 +65,8 @@ std::string slurp(const std::filesystem::path& file) {
 
 TEST_CASE("top positions are numpy's reversed argsort, later positions first among equals") {
   const std::vector<float> row{1, 3, 3, 2, -1};
-  CHECK(detail::top_positions(row, 3) == std::vector<std::uint32_t>{2, 1, 3});
-  CHECK(detail::top_positions(row, 9).size() == 5);
+  CHECK(data::detail::top_positions(row, 3) == std::vector<std::uint32_t>{2, 1, 3});
+  CHECK(data::detail::top_positions(row, 9).size() == 5);
 }
 
 TEST_CASE("the best span across windows wins and positions outside the context are never answers") {
