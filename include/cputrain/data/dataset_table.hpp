@@ -176,6 +176,9 @@ inline void check_utf8(std::string_view text, std::string_view source) {
 }  // namespace cputrain::data
 
 // The CSV half: pandas.read_csv's tokenizer and type inference with the options datasets passes (its defaults).
+// The readers are only needed where the functions are defined: under CPUTRAIN_SEPARATE_COMPILATION the other
+// files of a program neither parse them nor instantiate nlohmann/json's parser for them.
+#if CPUTRAIN_DEFINE_FUNCTIONS
 namespace cputrain::data::detail::table {
 
 /// Splits CSV text into records as pandas' C tokenizer does with its defaults: fields separated by ',', records by
@@ -427,6 +430,7 @@ struct csv_column {
 }
 
 }  // namespace cputrain::data::detail::table
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 namespace cputrain::data {
 
@@ -440,6 +444,7 @@ namespace cputrain::data {
 
 // The JSON half: datasets' json loader, which reads JSON Lines with pyarrow and, when that fails, the whole file
 // as one JSON value (a list of objects); pyarrow's type inference decides the columns' types.
+#if CPUTRAIN_DEFINE_FUNCTIONS
 namespace cputrain::data::detail::table {
 
 /// What a JSON value is to pyarrow's inference; integer and number unify to number, null to anything.
@@ -724,6 +729,7 @@ inline void read_json_lines(std::string_view text, json_table_builder& builder, 
 }
 
 }  // namespace cputrain::data::detail::table
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 namespace cputrain::data {
 

@@ -42,6 +42,18 @@ struct squad_read_options {
   bad_record_policy on_bad_record = bad_record_policy::refuse;
 };
 
+/// Reads the text of a SQuAD file (see the header comment for the formats and the checks). `source_name` (the
+/// file's path, say) starts every message. Throws data_error.
+[[nodiscard]] CPUTRAIN_DECL squad_dataset parse_squad(std::string_view bytes, const std::string& source_name,
+                                                      const squad_read_options& options = {});
+
+/// Reads a SQuAD file: data_error naming it if it cannot be opened or read, then parse_squad.
+[[nodiscard]] CPUTRAIN_DECL squad_dataset read_squad(const std::filesystem::path& file,
+                                                     const squad_read_options& options = {});
+
+// The parser is only needed where the functions are defined: under CPUTRAIN_SEPARATE_COMPILATION the other files
+// of a program neither parse it nor instantiate nlohmann/json's parser for it.
+#if CPUTRAIN_DEFINE_FUNCTIONS
 namespace detail {
 
 /// `s` with every invalid UTF-8 byte replaced by '?': nlohmann quotes the bytes it stopped at ("last read:
@@ -622,16 +634,6 @@ class squad_parser {
 
 }  // namespace detail
 
-/// Reads the text of a SQuAD file (see the header comment for the formats and the checks). `source_name` (the
-/// file's path, say) starts every message. Throws data_error.
-[[nodiscard]] CPUTRAIN_DECL squad_dataset parse_squad(std::string_view bytes, const std::string& source_name,
-                                                      const squad_read_options& options = {});
-
-/// Reads a SQuAD file: data_error naming it if it cannot be opened or read, then parse_squad.
-[[nodiscard]] CPUTRAIN_DECL squad_dataset read_squad(const std::filesystem::path& file,
-                                                     const squad_read_options& options = {});
-
-#if CPUTRAIN_DEFINE_FUNCTIONS
 CPUTRAIN_DECL squad_dataset parse_squad(std::string_view bytes, const std::string& source_name,
                                         const squad_read_options& options) {
   return detail::squad_parser(source_name, options).parse(bytes);

@@ -116,6 +116,8 @@ CPUTRAIN_DECL nlohmann::json parse_tokenizer_json(const std::filesystem::path& f
 
 CPUTRAIN_DECL std::vector<added_token> read_added_tokens(const json_at& list);
 
+// The readers' helpers are only needed where the functions are defined (core/separate_compilation.hpp).
+#if CPUTRAIN_DEFINE_FUNCTIONS
 /// model.merges in either form tokenizer.json has used: "a b" strings or ["a", "b"] pairs.
 inline std::vector<std::pair<std::string, std::string>> read_merges(const json_at& list) {
   if (!list.value().is_array()) list.expected("an array of merges");
@@ -216,6 +218,8 @@ inline special_tokens read_template_processing(const json_at& post) {
   out.sep = template_special_id(post, sep.id);
   return out;
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
+
 
 /// The layout and tokens of a post_processor: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel (which
 /// adds nothing) or none. `trim_offsets` receives RobertaProcessing's and ByteLevel's switch (true when unset; false
@@ -225,6 +229,7 @@ CPUTRAIN_DECL special_tokens read_post_processor(const json_at& post, bool* trim
 /// tokenizer.json's "truncation": {"max_length", "strategy" (LongestFirst, OnlyFirst, OnlySecond), "stride",
 /// "direction" (Right, Left)}. A stride only matters for overflowing windows, which encode() does not make.
 CPUTRAIN_DECL std::optional<truncation_options> read_truncation(const json_at& t);
+#if CPUTRAIN_DEFINE_FUNCTIONS
 
 /// A padding length: a file cannot make every encoding 2^20 tokens or longer (models take 512 to a few thousand).
 inline std::size_t padding_length(const json_at& n) {
@@ -233,6 +238,8 @@ inline std::size_t padding_length(const json_at& n) {
   if (v >= (1u << 20)) n.fail("is " + std::to_string(v) + "; cputrain pads to fewer than 1048576 tokens");
   return static_cast<std::size_t>(v);
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
+
 
 /// tokenizer.json's "padding": {"strategy" ("BatchLongest" or {"Fixed": n}), "direction", "pad_to_multiple_of",
 /// "pad_id", "pad_type_id" (0: cputrain pads with type id 0), "pad_token"}; its pad_id goes to `pad_id`.

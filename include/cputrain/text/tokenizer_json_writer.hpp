@@ -20,6 +20,8 @@
 
 namespace cputrain::text {
 
+// The writer's helpers are only needed where the functions are defined (core/separate_compilation.hpp).
+#if CPUTRAIN_DEFINE_FUNCTIONS
 namespace detail {
 
 inline nlohmann::ordered_json bpe_model_json(const bpe_model& model) {
@@ -76,6 +78,7 @@ inline nlohmann::ordered_json added_tokens_json(const std::vector<added_token>& 
 }
 
 }  // namespace detail
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// The tokenizer.json of `t` with `specials`. Throws text_error when a special token's id has no token.
 CPUTRAIN_DECL nlohmann::ordered_json to_tokenizer_json(const byte_level_bpe_tokenizer& t,

@@ -23,6 +23,8 @@
 
 namespace cputrain::text {
 
+// The writer's helpers are only needed where the functions are defined (core/separate_compilation.hpp).
+#if CPUTRAIN_DEFINE_FUNCTIONS
 namespace detail {
 
 inline nlohmann::ordered_json normalizer_json(const normalizer_chain& chain) {
@@ -73,6 +75,7 @@ inline nlohmann::ordered_json template_json(const special_tokens& s, const std::
 }
 
 }  // namespace detail
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// The tokenizer.json of `t` with `specials`. Throws text_error when a special token's id has no token.
 CPUTRAIN_DECL nlohmann::ordered_json to_tokenizer_json(const unigram_tokenizer& t, const special_tokens& specials);
