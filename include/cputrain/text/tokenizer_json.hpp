@@ -220,7 +220,6 @@ inline special_tokens read_template_processing(const json_at& post) {
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
-
 /// The layout and tokens of a post_processor: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel (which
 /// adds nothing) or none. `trim_offsets` receives RobertaProcessing's and ByteLevel's switch (true when unset; false
 /// without a post-processor, which trims nothing).
@@ -229,8 +228,8 @@ CPUTRAIN_DECL special_tokens read_post_processor(const json_at& post, bool* trim
 /// tokenizer.json's "truncation": {"max_length", "strategy" (LongestFirst, OnlyFirst, OnlySecond), "stride",
 /// "direction" (Right, Left)}. A stride only matters for overflowing windows, which encode() does not make.
 CPUTRAIN_DECL std::optional<truncation_options> read_truncation(const json_at& t);
-#if CPUTRAIN_DEFINE_FUNCTIONS
 
+#if CPUTRAIN_DEFINE_FUNCTIONS
 /// A padding length: a file cannot make every encoding 2^20 tokens or longer (models take 512 to a few thousand).
 inline std::size_t padding_length(const json_at& n) {
   if (!n.value().is_number_unsigned()) n.expected("a token count");
@@ -239,7 +238,6 @@ inline std::size_t padding_length(const json_at& n) {
   return static_cast<std::size_t>(v);
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
-
 
 /// tokenizer.json's "padding": {"strategy" ("BatchLongest" or {"Fixed": n}), "direction", "pad_to_multiple_of",
 /// "pad_id", "pad_type_id" (0: cputrain pads with type id 0), "pad_token"}; its pad_id goes to `pad_id`.
