@@ -16,6 +16,7 @@
 #include "cputrain/nn/masked_lm_head.hpp"                 // IWYU pragma: export
 #include "cputrain/nn/model_memory.hpp"                   // IWYU pragma: export
 #include "cputrain/nn/parameters.hpp"                     // IWYU pragma: export
+#include "cputrain/nn/prebuilt_models.hpp"                // IWYU pragma: export
 #include "cputrain/nn/qa_batch.hpp"                       // IWYU pragma: export
 #include "cputrain/nn/qa_head.hpp"                        // IWYU pragma: export
 #include "cputrain/nn/qa_loss.hpp"                        // IWYU pragma: export

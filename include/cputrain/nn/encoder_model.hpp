@@ -197,3 +197,8 @@ void encoder_model<Head, Precision, Alloc>::prepare_workspace(std::size_t batch,
 }
 
 }  // namespace cputrain::nn
+
+// Linked with cputrain's compiled component, the common models are compiled there, not in each file.
+#if defined(CPUTRAIN_PREBUILT_MODELS)
+#include "cputrain/nn/prebuilt_models.hpp"  // IWYU pragma: export
+#endif
