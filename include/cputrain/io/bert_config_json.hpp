@@ -30,6 +30,8 @@
 
 namespace cputrain::io {
 
+// The reader's helpers, parsed only where the functions are defined (core/separate_compilation.hpp).
+#if CPUTRAIN_DEFINE_FUNCTIONS
 namespace detail {
 
 inline std::string config_value_text(const nlohmann::json& value) { return json_text_for_message(value); }
@@ -221,6 +223,11 @@ inline void read_distilbert_fields(const bert_config_reader& reader, nn::bert_co
   config.layer_norm_eps = 1e-12f;
 }
 
+}  // namespace detail
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
+
+namespace detail {
+
 /// DistilBertConfig's keys, as save_pretrained writes them.
 CPUTRAIN_DECL nlohmann::json distilbert_config_json(const nn::bert_config& config, const std::string& class_name);
 
@@ -300,6 +307,7 @@ CPUTRAIN_DECL nn::bert_config read_bert_config(const std::filesystem::path& conf
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
+#if CPUTRAIN_DEFINE_FUNCTIONS
 namespace detail {
 
 /// PretrainedConfig's keys that save_pretrained writes only when they differ from its defaults: the labels'
@@ -319,6 +327,7 @@ inline void add_label_fields(const nn::bert_config& config, nlohmann::json& json
 }
 
 }  // namespace detail
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// Hugging Face's class-name prefix of a model_type: "Bert", "Roberta", "XLMRoberta".
 [[nodiscard]] CPUTRAIN_DECL std::string hf_class_prefix(const std::string& model_type);
