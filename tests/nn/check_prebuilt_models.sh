@@ -24,7 +24,8 @@ count=0
 for head in qa_head sequence_classification_head token_classification_head masked_lm_head; do
   for precision in fp32 bf16_mixed; do
     for allocator in standard numa_local; do
-      model="cputrain::nn::encoder_model<cputrain::nn::$head, cputrain::precision::$precision, cputrain::alloc::$allocator>"
+      policies="cputrain::precision::$precision, cputrain::alloc::$allocator"
+      model="cputrain::nn::encoder_model<cputrain::nn::$head, $policies>"
       for member in encoder_model forward backward; do
         symbol="$model::$member("
         count=$((count + 1))
@@ -44,5 +45,6 @@ for head in qa_head sequence_classification_head token_classification_head maske
     done
   done
 done
-[ "$status" -eq 0 ] && echo "check_prebuilt_models: $count entry points of 16 models defined by the library, none by the $# objects"
+[ "$status" -eq 0 ] &&
+  echo "check_prebuilt_models: $count entry points of 16 models defined by the library, none by the $# objects"
 exit "$status"
