@@ -7,7 +7,11 @@
 #   cputrain::mpi    (with_mpi, default True)    Boost.MPI and the system MPI (below)
 #   cputrain::cli    (with_cli, default True)    Boost.ProgramOptions
 #   cputrain::hwloc  (with_hwloc, default True)  hwloc, CPUTRAIN_HAVE_HWLOC=1
-# Boost is required only when with_mpi or with_cli is on.
+#   cputrain::instances (with_instances, default False, needs with_cli) the compiled component: the common models,
+#                    trainers and the library's functions prebuilt, a static library for one instruction-set level
+#                    (instances_arch, default x86-64-v3: -march=<level>, given to the programs that link it too)
+# Boost is required only when with_mpi or with_cli is on. Without with_instances the package is header-only: one
+# package id for every setting; with it, a package per compiler, build type and instruction-set level.
 #
 # oneDNN (with_onednn) is off by default: ConanCenter has no onednn recipe, so the reference resolves only where a
 # remote of your own (or the local cache) has one. Without it every matrix product runs on Eigen.
@@ -57,6 +61,8 @@ class CputrainConan(ConanFile):
         "with_hwloc": [True, False],
         "with_onednn": [True, False],
         "with_openblas": [True, False],
+        "with_instances": [True, False],
+        "instances_arch": ["ANY"],
     }
     default_options = {
         "with_mpi": True,
@@ -64,6 +70,8 @@ class CputrainConan(ConanFile):
         "with_hwloc": True,
         "with_onednn": False,
         "with_openblas": False,
+        "with_instances": False,
+        "instances_arch": "x86-64-v3",
         # cputrain's scalable allocator policy links TBB::tbbmalloc; it never replaces malloc (tbbmalloc_proxy).
         "onetbb/*:tbbmalloc": True,
     }
@@ -87,6 +95,10 @@ class CputrainConan(ConanFile):
             copy(self, pattern, self.recipe_folder, self.export_sources_folder)
 
     def configure(self):
+        if self.options.with_instances:
+            self.package_type = "static-library"
+        else:
+            self.options.rm_safe("instances_arch")
         if self.options.with_mpi:
             # Boost.MPI is off in ConanCenter's boost unless asked for (it also needs graph and serialization, on
             # by default there). Without with_mpi, boost (for with_cli) is built without it and needs no MPI.
@@ -118,14 +130,19 @@ class CputrainConan(ConanFile):
             self.requires("openblas/[>=0.3.20 <1]", **traits)
 
     def package_id(self):
-        # The headers are the same for every setting and option; package_info() applies the options.
-        self.info.clear()
+        # Header-only, the headers are the same for every setting and option; package_info() applies the options.
+        # The compiled component depends on all of them (the default package id).
+        if not self.options.with_instances:
+            self.info.clear()
 
     def validate(self):
         if self.settings.os != "Linux":
             raise ConanInvalidConfiguration(f"{self.ref} supports Linux only (it reads /sys and uses a system MPI)")
         if self.settings.compiler.get_safe("cppstd"):
             check_min_cppstd(self, 20)
+        if self.options.with_instances and not self.options.with_cli:
+            raise ConanInvalidConfiguration(f"{self.ref}: with_instances needs with_cli (the compiled component holds "
+                                            "the command line's functions too)")
         if not (self.options.with_mpi or self.options.with_cli):
             return
         boost = self.dependencies["boost"].options
@@ -151,15 +168,21 @@ class CputrainConan(ConanFile):
         tc.cache_variables["CPUTRAIN_WITH_HWLOC"] = "ON" if self.options.with_hwloc else "OFF"
         tc.cache_variables["CPUTRAIN_WITH_ONEDNN"] = "ON" if self.options.with_onednn else "OFF"
         tc.cache_variables["CPUTRAIN_USE_BLAS"] = bool(self.options.with_openblas)
+        tc.cache_variables["CPUTRAIN_WITH_INSTANCES"] = bool(self.options.with_instances)
+        if self.options.with_instances:
+            tc.cache_variables["CPUTRAIN_ARCH_FLAGS"] = f"-march={self.options.instances_arch}"
         if self.options.with_openblas:
             tc.cache_variables["BLA_VENDOR"] = "OpenBLAS"
         tc.generate()
         CMakeDeps(self).generate()
 
     def build(self):
-        # Nothing to compile: configuring checks that every dependency is found and writes the install rules.
+        # Header-only, nothing to compile: configuring checks that every dependency is found and writes the install
+        # rules. The compiled component is built.
         cmake = CMake(self)
         cmake.configure()
+        if self.options.with_instances:
+            cmake.build()
 
     def package(self):
         copy(self, "LICENSE", self.source_folder, os.path.join(self.package_folder, "licenses"))
@@ -209,3 +232,13 @@ class CputrainConan(ConanFile):
             component("cli", "cputrain::cli", ["core", "boost::program_options"])
         if self.options.with_hwloc:
             component("hwloc", "cputrain::hwloc", ["core", "hwloc::hwloc"], ["CPUTRAIN_HAVE_HWLOC=1"])
+        if self.options.with_instances:
+            # Compiled with the command line and hwloc's macros, so its programs get them too; and with its
+            # instruction-set level, so that both sides of a program agree on it.
+            needs = ["core"] + [c for c, on in (("cli", self.options.with_cli), ("hwloc", self.options.with_hwloc))
+                                if on]
+            instances = component("instances", "cputrain::instances", needs,
+                                  ["CPUTRAIN_SEPARATE_COMPILATION", "CPUTRAIN_PREBUILT_MODELS"])
+            instances.libdirs = ["lib"]
+            instances.libs = ["cputrain_instances"]
+            instances.cxxflags = [f"-march={self.options.instances_arch}"]

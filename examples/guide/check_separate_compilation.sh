@@ -1,7 +1,7 @@
 #!/bin/sh
-# check_separate_compilation.sh MAIN_OBJECT INSTANCES_OBJECT — the guide example built with
-# CPUTRAIN_SEPARATE_COMPILATION: MAIN_OBJECT (train_qa.cpp) must define none of cputrain's heavy functions, and
-# INSTANCES_OBJECT (cputrain_instances.cpp) every one of them. Exit 0 when both hold, 1 naming what is wrong.
+# check_separate_compilation.sh MAIN_OBJECT INSTANCES — the guide example linked with cputrain's compiled component:
+# MAIN_OBJECT (train_qa.cpp) must define none of cputrain's heavy functions, and INSTANCES (the component's archive,
+# libcputrain_instances.a) every one of them. Exit 0 when both hold, 1 naming what is wrong.
 set -u
 main=$1
 instances=$2
@@ -26,5 +26,5 @@ for symbol in 'cputrain::nn::encoder_model<.*>::forward(' 'cputrain::nn::encoder
     status=1
   fi
 done
-[ "$status" -eq 0 ] && echo "check_separate_compilation: train_qa.cpp defines none of the 12 entry points; cputrain_instances.cpp all"
+[ "$status" -eq 0 ] && echo "check_separate_compilation: train_qa.cpp defines none of the 12 entry points; the component all"
 exit "$status"

@@ -12,13 +12,14 @@
 #include <filesystem>
 #include <string>
 
-#include "guide_policy.hpp"  // includes <cputrain/cputrain.hpp>
+#include <cputrain/cputrain.hpp>
 
 namespace ct = cputrain;
 namespace fs = std::filesystem;
 
-// Precision, parallelism and allocator, chosen at compile time (guide_policy.hpp).
-using guide::policy;
+// Precision, parallelism and allocator, chosen at compile time. fp32 instead: ct::precision::fp32. This policy's
+// model and trainer are among those cputrain::instances holds prebuilt (CMakeLists.txt).
+using policy = ct::policy<ct::precision::bf16_mixed, ct::parallel::single, ct::alloc::numa_local>;
 
 int main(int argc, char** argv) {
   try {

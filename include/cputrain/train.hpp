@@ -13,6 +13,7 @@
 #include "cputrain/train/model_files.hpp"             // IWYU pragma: export
 #include "cputrain/train/option_checks.hpp"           // IWYU pragma: export
 #include "cputrain/train/output_dir.hpp"              // IWYU pragma: export
+#include "cputrain/train/prebuilt_trainers.hpp"       // IWYU pragma: export
 #include "cputrain/train/progress.hpp"                // IWYU pragma: export
 #include "cputrain/train/qa_task.hpp"                 // IWYU pragma: export
 #include "cputrain/train/qa_trainer.hpp"              // IWYU pragma: export

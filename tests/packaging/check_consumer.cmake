@@ -4,7 +4,8 @@
 # install:      installs BUILD_DIR into WORK_DIR/prefix, checks the installed files, checks that an impossible
 #               version is refused, builds the lean consumer with MPI and Boost hidden (and checks that the mpi
 #               component is then refused), then builds tests/packaging/consumer's mpi and cli programs against
-#               the prefix (its core program is the lean one).
+#               the prefix (its core program is the lean one), and the user guide's example over the installed
+#               compiled component (cputrain::instances), whose own object must define none of cputrain's heavy code.
 # subdirectory: builds tests/packaging/subdirectory, which add_subdirectory()s SOURCE_DIR.
 # test-package: builds test_package/ (the Conan recipe's test program) against the installed prefix alone; its
 #               products run on oneDNN when the package was installed with it, on Eigen otherwise, and its topology
@@ -36,7 +37,8 @@ if(MODE STREQUAL "install")
   foreach(_file include/cputrain/cputrain.hpp include/cputrain/core/bf16.hpp
                 lib/cmake/cputrain/cputrain-config.cmake lib/cmake/cputrain/cputrain-config-version.cmake
                 lib/cmake/cputrain/cputrain-targets.cmake lib/cmake/cputrain/cputrain-dependencies.cmake
-                lib/cmake/cputrain/cputrain-mpi-targets.cmake lib/cmake/cputrain/cputrain-cli-targets.cmake)
+                lib/cmake/cputrain/cputrain-mpi-targets.cmake lib/cmake/cputrain/cputrain-cli-targets.cmake
+                lib/cmake/cputrain/cputrain-instances-targets.cmake lib/libcputrain_instances.a)
     if(NOT EXISTS "${_prefix}/${_file}")
       message(FATAL_ERROR "the installed tree lacks ${_file}")
     endif()
@@ -80,6 +82,21 @@ if(MODE STREQUAL "install")
       -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
   set(_build_targets --target consumer_mpi consumer_cli)
   set(_consumer_program "${WORK_DIR}/lean/consumer")
+
+  # The guide example as its CMakeLists.txt builds it by default: its one file over cputrain::instances (found with
+  # COMPONENTS instances). Its object must define none of the model's, the trainer's or the readers' code, and the
+  # installed library all of it; the program must start (a usage error, exit 2).
+  run(${CMAKE_COMMAND} ${_common} -S "${SOURCE_DIR}/examples/guide" -B "${WORK_DIR}/guide"
+      -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  run(${CMAKE_COMMAND} --build "${WORK_DIR}/guide")
+  run(sh "${SOURCE_DIR}/examples/guide/check_separate_compilation.sh"
+      "${WORK_DIR}/guide/CMakeFiles/train_qa.dir/train_qa.cpp.o" "${_prefix}/lib/libcputrain_instances.a")
+  message(STATUS "${last_output}")
+  execute_process(COMMAND "${WORK_DIR}/guide/train_qa" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT rc EQUAL 2 OR NOT err MATCHES "usage: ")
+    message(FATAL_ERROR "the guide example over the installed component should exit 2 with its usage, got rc=${rc}: "
+                        "${err}")
+  endif()
 elseif(MODE STREQUAL "subdirectory")
   run(${CMAKE_COMMAND} ${_common} -S "${SOURCE_DIR}/tests/packaging/subdirectory" -B "${WORK_DIR}/build"
       -DCPUTRAIN_SOURCE_DIR=${SOURCE_DIR})

@@ -70,19 +70,28 @@ CONAN_NAMES = {"eigen": "eigen", "onetbb": "tbb", "boost::mpi": "boost-mpi",
 # Gates: how each ecosystem spells "only with the mpi / cli / hwloc component", "only with oneDNN", "only with BLAS".
 # In cmake/cputrain-dependencies.cmake a component's dependencies are the ones its branch of the
 # _cputrain_component_dependencies macro finds; the other gates are if()s on the CMake option.
-VCPKG_FEATURE_GATES = {"mpi": "mpi", "cli": "cli", "hwloc": "hwloc", "onednn": "onednn", "openblas": "blas"}
+VCPKG_FEATURE_GATES = {"mpi": "mpi", "cli": "cli", "hwloc": "hwloc", "onednn": "onednn", "openblas": "blas",
+                       "instances": "instances"}
 CMAKE_GATE_VARIABLES = {"CPUTRAIN_WITH_MPI": "mpi", "CPUTRAIN_WITH_CLI": "cli", "CPUTRAIN_WITH_HWLOC": "hwloc",
+                        "CPUTRAIN_WITH_INSTANCES": "instances",
                         "CPUTRAIN_WITH_ONEDNN": "onednn", "CPUTRAIN_USE_BLAS": "blas"}
-CONAN_OPTION_GATES = {"with_mpi": "mpi", "with_cli": "cli", "with_hwloc": "hwloc", "with_onednn": "onednn",
+CONAN_OPTION_GATES = {"with_mpi": "mpi", "with_cli": "cli", "with_hwloc": "hwloc", "with_instances": "instances",
+                      "with_onednn": "onednn",
                       "with_openblas": "blas"}
 # The Conan options' defaults: the components as the CMake build has them (ON, ON, AUTO); oneDNN off because
 # ConanCenter has no onednn recipe; OpenBLAS off as CPUTRAIN_USE_BLAS.
 CONAN_OPTION_DEFAULTS = {"with_mpi": True, "with_cli": True, "with_hwloc": True, "with_onednn": False,
-                         "with_openblas": False}
+                         "with_openblas": False, "with_instances": False}
+# The Conan options that gate nothing: the compiled component's instruction-set level (-march=<level>).
+CONAN_OTHER_OPTIONS = {"instances_arch": "x86-64-v3"}
 # The gates that are components of the CMake package (cputrain::<gate>, its own export file); the others are
 # options of cputrain::cputrain itself.
 COMPONENT_GATES = ("mpi", "cli", "hwloc")
-
+# The compiled component (cputrain::instances, a static library; CMakeLists.txt's CPUTRAIN_INSTALLED_COMPONENTS): no
+# dependency of its own, off by default in vcpkg and Conan (the package is header-only unless asked), and it needs
+# the cli component (it holds the command line's functions too).
+COMPILED_COMPONENTS = ("instances",)
+COMPILED_DEFINES = {"CPUTRAIN_SEPARATE_COMPILATION", "CPUTRAIN_PREBUILT_MODELS"}
 failures = []
 
 
@@ -166,6 +175,12 @@ def check_vcpkg_manifest(path, version, is_port):
         elif feature not in default_names:
             fail(f"{path}: feature {feature!r} (cputrain::{component}) must be a default feature: the CMake build "
                  "has the component by default")
+    for component in COMPILED_COMPONENTS:
+        if component not in features:
+            fail(f"{path}: lacks the feature {component!r} (the compiled component cputrain::{component})")
+        elif component in default_names:
+            fail(f"{path}: feature {component!r} must not be a default feature: the package is header-only unless "
+                 "asked for the compiled component")
 
     all_deps = [(None, d) for d in manifest.get("dependencies", [])]
     for feature, body in features.items():
@@ -232,6 +247,16 @@ def cmake_components(source_dir):
             fail(f"{path}: component {component!r} is not in check_recipes.py's tables (COMPONENT_GATES and the "
                  "gate tables): add it to every recipe and there")
     return components
+
+
+def compiled_components(source_dir):
+    """The compiled components the CMake package can export: list(APPEND CPUTRAIN_INSTALLED_COMPONENTS <name>)."""
+    path = os.path.join(source_dir, "CMakeLists.txt")
+    found = re.findall(r"list\(APPEND CPUTRAIN_INSTALLED_COMPONENTS (\w+)\)", open(path, encoding="utf-8").read())
+    if sorted(found) != sorted(COMPILED_COMPONENTS):
+        fail(f"{path}: the compiled components are {found}, check_recipes.py knows {list(COMPILED_COMPONENTS)}: add "
+             "a new one to every recipe and there")
+    return found
 
 
 def usage_link_targets(usage):
@@ -315,7 +340,7 @@ def run_vcpkg(args):
         fail("LICENSE: missing (the port installs it as the copyright)")
 
     usage = open(os.path.join(port_dir, "usage"), encoding="utf-8").read()
-    components = cmake_components(args.source_dir)
+    components = cmake_components(args.source_dir) + compiled_components(args.source_dir)
     usage_targets = check_usage_names_components(usage, components)
     installed = installed_targets(args.cmake, args.build_dir, args.work_dir)
     if installed is not None:
@@ -461,10 +486,13 @@ def check_configuration(recipe, source_dir, options, components):
     conanfile = run_recipe(recipe, source_dir, options, label)
     if conanfile.version != tree_version(source_dir):
         fail(f"{label}: set_version() gives {conanfile.version}, version.hpp says {tree_version(source_dir)}")
-    if getattr(conanfile, "package_type", None) != "header-library":
-        fail(f"{label}: package_type must be \"header-library\"")
-    if not conanfile.info.cleared:
+    compiled = "instances" in gates
+    if getattr(conanfile, "package_type", None) != ("static-library" if compiled else "header-library"):
+        fail(f"{label}: package_type must be \"{'static-library' if compiled else 'header-library'}\"")
+    if not compiled and not conanfile.info.cleared:
         fail(f"{label}: package_id() must clear the package id (one package for every configuration)")
+    if compiled and conanfile.info.cleared:
+        fail(f"{label}: with the compiled component the package id must keep the settings and options")
     if getattr(conanfile, "layout_used", None) != "cmake_layout":
         fail(f"{label}: layout() must use cmake_layout")
 
@@ -484,7 +512,10 @@ def check_configuration(recipe, source_dir, options, components):
         expected = {"CPUTRAIN_BUILD_TESTS": False, "CPUTRAIN_BUILD_EXAMPLES": False, "CPUTRAIN_BUILD_BENCHMARKS": False,
                     "CPUTRAIN_WITH_MPI": "mpi" in gates, "CPUTRAIN_WITH_CLI": "cli" in gates,
                     "CPUTRAIN_WITH_HWLOC": "ON" if "hwloc" in gates else "OFF",
-                    "CPUTRAIN_WITH_ONEDNN": "ON" if "onednn" in gates else "OFF", "CPUTRAIN_USE_BLAS": "blas" in gates}
+                    "CPUTRAIN_WITH_ONEDNN": "ON" if "onednn" in gates else "OFF", "CPUTRAIN_USE_BLAS": "blas" in gates,
+                    "CPUTRAIN_WITH_INSTANCES": compiled}
+        if compiled:
+            expected["CPUTRAIN_ARCH_FLAGS"] = f"-march={values.get('instances_arch')}"
         for variable, value in expected.items():
             if tc.cache_variables.get(variable) != value:
                 fail(f"{label}: generate() sets {variable}={tc.cache_variables.get(variable)!r}, expected {value!r}")
@@ -492,6 +523,8 @@ def check_configuration(recipe, source_dir, options, components):
         fail(f"{label}: generate() must write CMakeDeps files (the CMake build finds the dependencies with them)")
     if "install" not in getattr(conanfile, "cmake_steps", []):
         fail(f"{label}: package() must install with CMake")
+    if ("build" in getattr(conanfile, "cmake_steps", [])) != compiled:
+        fail(f"{label}: build() must build with CMake exactly when there is the compiled component")
 
     # The package's own cpp_info: names only. With components, CMakeDeps builds its targets from the components, and
     # Conan refuses requires on the package's cpp_info next to components.
@@ -509,15 +542,23 @@ def check_configuration(recipe, source_dir, options, components):
             fail(f"{label}: self.cpp_info.{field} is {getattr(info, field)}: with components it belongs to a component")
 
     by_target = components_by_target(conanfile, label)
-    expected_targets = {TARGET} | {f"cputrain::{c}" for c in components if c in gates}
+    expected_targets = {TARGET} | {f"cputrain::{c}" for c in list(components) + list(COMPILED_COMPONENTS) if c in gates}
     for target in sorted(expected_targets - set(by_target)):
         fail(f"{label}: no component has cmake_target_name {target}")
     for target in sorted(set(by_target) - expected_targets):
         fail(f"{label}: component {by_target[target][0]!r} ({target}) should not exist with these options")
     core_name = by_target.get(TARGET, (None, None))[0]
     for name, component in info.components.items():
-        if component.libdirs or component.bindirs:
-            fail(f"{label}: component {name!r}: a header-only package has no libdirs or bindirs")
+        target = component.get_property("cmake_target_name")
+        if target in {f"cputrain::{c}" for c in COMPILED_COMPONENTS}:
+            if component.libdirs != ["lib"] or component.bindirs or component.libs != ["cputrain_instances"]:
+                fail(f"{label}: component {name!r}: libdirs {component.libdirs}, bindirs {component.bindirs}, libs "
+                     f"{component.libs}, expected ['lib'], [] and ['cputrain_instances']")
+            if component.cxxflags != [f"-march={values.get('instances_arch')}"]:
+                fail(f"{label}: component {name!r} gives its programs {component.cxxflags}, expected "
+                     f"['-march={values.get('instances_arch')}'] (the level it was compiled for)")
+        elif component.libdirs or component.bindirs:
+            fail(f"{label}: component {name!r}: a header-only target has no libdirs or bindirs")
         if component.includedirs != ["include"]:
             fail(f"{label}: component {name!r}: includedirs {component.includedirs}, expected ['include']")
         for entry in component.requires:
@@ -538,6 +579,8 @@ def check_configuration(recipe, source_dir, options, components):
     for component in components:
         requires, defines = component_needs[component]
         expected[f"cputrain::{component}"] = ({core_name} | requires, defines, [])
+    # The compiled component: over the core, the command line and hwloc where the package has it (its macros).
+    expected["cputrain::instances"] = ({core_name} | {c for c in ("cli", "hwloc") if c in gates}, COMPILED_DEFINES, [])
     for target, (name, component) in sorted(by_target.items()):
         if target not in expected:
             continue
@@ -636,17 +679,20 @@ def run_conanfile(args):
         fail(f"conanfile.py: name is {recipe.name!r}")
     if recipe.license != "Apache-2.0":
         fail("conanfile.py: license must be Apache-2.0 (LICENSE)")
-    if set(recipe.options) != set(CONAN_OPTION_GATES):
-        fail(f"conanfile.py: options {sorted(recipe.options)}, expected {sorted(CONAN_OPTION_GATES)}")
-    for option, default in CONAN_OPTION_DEFAULTS.items():
-        if recipe.default_options.get(option) is not default:
+    if set(recipe.options) != set(CONAN_OPTION_GATES) | set(CONAN_OTHER_OPTIONS):
+        fail(f"conanfile.py: options {sorted(recipe.options)}, expected "
+             f"{sorted(set(CONAN_OPTION_GATES) | set(CONAN_OTHER_OPTIONS))}")
+    for option, default in dict(CONAN_OPTION_DEFAULTS, **CONAN_OTHER_OPTIONS).items():
+        value = recipe.default_options.get(option)
+        if value != default or type(value) is not type(default):
             fail(f"conanfile.py: default_options[{option!r}] is {recipe.default_options.get(option)!r}, "
                  f"expected {default}")
     components = cmake_components(args.source_dir)
 
     for options in ({}, {"with_openblas": True}, {"with_hwloc": False}, {"with_onednn": True}, {"with_mpi": False},
                     {"with_cli": False}, {"with_mpi": False, "with_cli": False},
-                    {"with_mpi": False, "with_cli": False, "with_hwloc": False}):
+                    {"with_mpi": False, "with_cli": False, "with_hwloc": False}, {"with_instances": True},
+                    {"with_instances": True, "with_hwloc": False, "instances_arch": "x86-64-v4"}):
         check_configuration(recipe, args.source_dir, options, components)
     expect_invalid(recipe, args.source_dir, "C++17", settings={"os": "Linux", "compiler.cppstd": "17"})
     expect_invalid(recipe, args.source_dir, "Windows", settings={"os": "Windows"})
@@ -654,6 +700,8 @@ def run_conanfile(args):
     expect_invalid(recipe, args.source_dir, "a boost without Boost.ProgramOptions",
                    boost=dict(GOOD_BOOST, without_program_options=True))
     expect_invalid(recipe, args.source_dir, "a header-only boost", boost=dict(GOOD_BOOST, header_only=True))
+    expect_invalid(recipe, args.source_dir, "with_instances without with_cli",
+                   options={"with_instances": True, "with_cli": False})
     expect_valid(recipe, args.source_dir, "a boost without Boost.MPI when with_mpi=False",
                  options={"with_mpi": False}, boost=dict(GOOD_BOOST, without_mpi=True))
     expect_valid(recipe, args.source_dir, "a boost without Boost.ProgramOptions when with_cli=False",
@@ -853,6 +901,8 @@ def conan_dependencies(source_dir):
     result = {library: "always" for library in base}
     placement = dict(base)
     for option, gate in CONAN_OPTION_GATES.items():
+        if gate in COMPILED_COMPONENTS:
+            continue  # no library of its own (check_configuration checks what it requires)
         label = f"conanfile.py with {option}=True alone"
         found = conan_libraries(run_recipe(recipe, source_dir, dict(none, **{option: True}), label), label)
         for library in sorted(set(found) - set(base)):
@@ -870,7 +920,8 @@ def check_component_names(source_dir):
     """Every component target the CMake package can export has a Conan component of that name (all options on)
     and is named by the vcpkg usage text."""
     components = cmake_components(source_dir)
-    targets = {TARGET} | {f"cputrain::{c}" for c in components}
+    compiled = compiled_components(source_dir)
+    targets = {TARGET} | {f"cputrain::{c}" for c in components + compiled}
     recipe, _ = load_conanfile(source_dir)
     if recipe is not None:
         label = "conanfile.py with every option on"
@@ -881,7 +932,7 @@ def check_component_names(source_dir):
         for target in sorted(conan_targets - targets):
             fail(f"{label}: a component has cmake_target_name {target}, which the CMake package does not export")
     usage = open(os.path.join(source_dir, PORT_DIR, "usage"), encoding="utf-8").read()
-    check_usage_names_components(usage, components)
+    check_usage_names_components(usage, components + compiled)
 
 
 def run_agreement(args):

@@ -81,3 +81,9 @@ using sequence_classifier =
 }
 
 }  // namespace cputrain::train
+
+// Linked with cputrain's compiled component, this task's common trainers are compiled there, not in each file.
+#if defined(CPUTRAIN_PREBUILT_MODELS)
+#include "cputrain/train/prebuilt_trainers.hpp"  // IWYU pragma: export
+CPUTRAIN_DETAIL_TRAINERS_OF_TASK(extern template, ::cputrain::train::classification_task);
+#endif

@@ -51,3 +51,9 @@ using masked_lm_model =
     nn::encoder_model<nn::masked_lm_head, typename Policy::precision_policy, typename Policy::allocator_policy>;
 
 }  // namespace cputrain::train
+
+// Linked with cputrain's compiled component, this task's common trainers are compiled there, not in each file.
+#if defined(CPUTRAIN_PREBUILT_MODELS)
+#include "cputrain/train/prebuilt_trainers.hpp"  // IWYU pragma: export
+CPUTRAIN_DETAIL_TRAINERS_OF_TASK(extern template, ::cputrain::train::masked_lm_task);
+#endif

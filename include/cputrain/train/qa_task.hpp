@@ -59,3 +59,9 @@ struct qa_task {
 };
 
 }  // namespace cputrain::train
+
+// Linked with cputrain's compiled component, this task's common trainers are compiled there, not in each file.
+#if defined(CPUTRAIN_PREBUILT_MODELS)
+#include "cputrain/train/prebuilt_trainers.hpp"  // IWYU pragma: export
+CPUTRAIN_DETAIL_TRAINERS_OF_TASK(extern template, ::cputrain::train::qa_task);
+#endif

@@ -41,6 +41,8 @@ class _Component:
         self.requires = []
         self.defines = []
         self.system_libs = []
+        self.libs = []
+        self.cxxflags = []
         self.bindirs = ["bin"]
         self.libdirs = ["lib"]
         self.includedirs = ["include"]
