@@ -75,6 +75,28 @@ if(MODE STREQUAL "install")
     message(FATAL_ERROR "find_package(cputrain COMPONENTS mpi) without MPI should have failed naming mpi, got rc=${rc}: ${err}")
   endif()
 
+  # A tree installed without being built has no compiled component: find_package still finds the header-only
+  # package, and asking for the component fails, saying how to build it.
+  set(_unbuilt "${WORK_DIR}/unbuilt-prefix")
+  file(COPY "${_prefix}/" DESTINATION "${_unbuilt}")
+  file(REMOVE "${_unbuilt}/lib/libcputrain_instances.a")
+  foreach(_ask "" "COMPONENTS instances")
+    string(MAKE_C_IDENTIFIER "unbuilt ${_ask}" _dir)
+    file(MAKE_DIRECTORY "${WORK_DIR}/${_dir}")
+    file(WRITE "${WORK_DIR}/${_dir}/CMakeLists.txt"
+         "cmake_minimum_required(VERSION 3.22)\nproject(p LANGUAGES CXX)\n"
+         "find_package(cputrain CONFIG REQUIRED ${_ask})\n")
+    execute_process(COMMAND ${CMAKE_COMMAND} ${_common} -S "${WORK_DIR}/${_dir}" -B "${WORK_DIR}/${_dir}/build"
+                            -DCMAKE_PREFIX_PATH=${_unbuilt} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+    if(_ask STREQUAL "" AND NOT rc EQUAL 0)
+      message(FATAL_ERROR "find_package(cputrain) of a tree installed unbuilt should succeed: ${err}")
+    elseif(NOT _ask STREQUAL "" AND (rc EQUAL 0 OR NOT err MATCHES "--target cputrain_instances"))
+      message(FATAL_ERROR "find_package(cputrain COMPONENTS instances) of a tree installed unbuilt should fail saying "
+                          "how to build the component, got rc=${rc}: ${err}")
+    endif()
+  endforeach()
+
   # Only the prefix: the consumer must not see the source tree. The lean consumer built above is the same program
   # (main.cpp, cputrain::cputrain, found with MPI and Boost hidden): it is checked below instead of being compiled
   # again here.
