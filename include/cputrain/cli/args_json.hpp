@@ -27,6 +27,27 @@ namespace cputrain::cli {
 
 namespace detail {
 
+/// The arguments a JSON object holds; messages start with `source` (a file's name, or what the JSON is).
+CPUTRAIN_DECL training_args args_from_json(const nlohmann::ordered_json& json, std::string_view source, program p);
+
+}  // namespace detail
+
+/// Every field of the program's (not the notices), in the scripts' order, as training_args.json in a checkpoint
+/// holds them; an unset optional is null, as Python's None.
+[[nodiscard]] CPUTRAIN_DECL nlohmann::ordered_json to_json(const training_args& args);
+
+/// The fields of a JSON object as to_json writes it (or as HfArgumentParser.parse_json_file reads it: missing keys
+/// keep their defaults). usage_error for an unknown key or a value of the wrong type, naming the key. Types only:
+/// the values are not validated, so that a checkpoint's arguments read on another machine need not find its files.
+[[nodiscard]] inline training_args from_json(const nlohmann::ordered_json& json, program p = program::qa) {
+  return detail::args_from_json(json, "training arguments JSON", p);
+}
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+
+namespace detail {
+
+// The reader's helpers, compiled only where the functions are (core/separate_compilation.hpp).
 /// Whether `value` nests arrays or objects more than `levels` deep; recurses at most `levels` times.
 inline bool json_nests_deeper_than(const nlohmann::ordered_json& value, int levels) {
   if (!value.is_structured()) return false;
@@ -126,26 +147,6 @@ inline void apply_extra_flag_from_json(training_args& args, const args_extra_fla
     throw usage_error(std::string(source) + ": " + e.what());
   }
 }
-
-/// The arguments a JSON object holds; messages start with `source` (a file's name, or what the JSON is).
-CPUTRAIN_DECL training_args args_from_json(const nlohmann::ordered_json& json, std::string_view source, program p);
-
-}  // namespace detail
-
-/// Every field of the program's (not the notices), in the scripts' order, as training_args.json in a checkpoint
-/// holds them; an unset optional is null, as Python's None.
-[[nodiscard]] CPUTRAIN_DECL nlohmann::ordered_json to_json(const training_args& args);
-
-/// The fields of a JSON object as to_json writes it (or as HfArgumentParser.parse_json_file reads it: missing keys
-/// keep their defaults). usage_error for an unknown key or a value of the wrong type, naming the key. Types only:
-/// the values are not validated, so that a checkpoint's arguments read on another machine need not find its files.
-[[nodiscard]] inline training_args from_json(const nlohmann::ordered_json& json, program p = program::qa) {
-  return detail::args_from_json(json, "training arguments JSON", p);
-}
-
-#if CPUTRAIN_DEFINE_FUNCTIONS
-
-namespace detail {
 
 CPUTRAIN_DECL training_args args_from_json(const nlohmann::ordered_json& json, std::string_view source, program p) {
   if (!json.is_object()) {

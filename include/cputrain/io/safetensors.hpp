@@ -121,9 +121,6 @@ inline std::string shape_text(const std::vector<std::int64_t>& shape) {
   return shape_text(std::span<const std::int64_t>(shape));
 }
 
-/// A valid JSON value shown in a message, cut short so a hostile header cannot produce a 100 MB message.
-inline std::string header_value_text(const nlohmann::json& value) { return json_text_for_message(value); }
-
 /// IEEE 754 binary16 -> float, exact: subnormals become normal floats, Inf stays Inf, a NaN keeps its sign and
 /// payload (so it stays a NaN).
 [[nodiscard]] constexpr float f16_bits_to_float(std::uint16_t h) noexcept {
@@ -424,6 +421,11 @@ class safetensors_writer {
 };
 
 #if CPUTRAIN_DEFINE_FUNCTIONS
+namespace detail {
+/// A valid JSON value shown in a message, cut short so a hostile header cannot produce a 100 MB message.
+inline std::string header_value_text(const nlohmann::json& value) { return json_text_for_message(value); }
+}  // namespace detail
+
 CPUTRAIN_DECL safetensors_file safetensors_file::open(const std::filesystem::path& path) {
   safetensors_file file(path);
   file.map();

@@ -39,6 +39,18 @@ struct unigram_file {
 
 namespace detail {
 
+/// The Unigram tokenizer a parsed tokenizer.json describes (`root` is its top level).
+CPUTRAIN_DECL unigram_file read_unigram(const json_at& root, const std::string& source);
+
+}  // namespace detail
+
+/// Reads a SentencePiece Unigram tokenizer.json. Throws text_error naming the file and the JSON path.
+CPUTRAIN_DECL unigram_file load_unigram(const std::filesystem::path& file);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+namespace detail {
+
+// The reader's helpers, compiled only where the functions are (core/separate_compilation.hpp).
 inline std::shared_ptr<const unigram_model> read_unigram_model(const json_at& model, const std::string& source) {
   (void)model.type({"Unigram"});
   const json_at vocab = model["vocab"];
@@ -145,17 +157,6 @@ inline metaspace_options read_metaspace(const json_at& pre) {
   options.split = pre["split"].boolean(true);
   return options;
 }
-
-/// The Unigram tokenizer a parsed tokenizer.json describes (`root` is its top level).
-CPUTRAIN_DECL unigram_file read_unigram(const json_at& root, const std::string& source);
-
-}  // namespace detail
-
-/// Reads a SentencePiece Unigram tokenizer.json. Throws text_error naming the file and the JSON path.
-CPUTRAIN_DECL unigram_file load_unigram(const std::filesystem::path& file);
-
-#if CPUTRAIN_DEFINE_FUNCTIONS
-namespace detail {
 
 CPUTRAIN_DECL unigram_file read_unigram(const json_at& root, const std::string& source) {
   if (!root.value().is_object()) root.expected("an object");

@@ -33,6 +33,18 @@ struct wordpiece_file {
 
 namespace detail {
 
+/// The WordPiece tokenizer a parsed tokenizer.json describes (`root` is its top level).
+CPUTRAIN_DECL wordpiece_file read_wordpiece(const json_at& root, const std::string& source);
+
+}  // namespace detail
+
+/// Reads a WordPiece tokenizer.json. Throws text_error naming the file and the JSON path.
+CPUTRAIN_DECL wordpiece_file load_wordpiece(const std::filesystem::path& file);
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+namespace detail {
+
+// The reader's helpers, compiled only where the functions are (core/separate_compilation.hpp).
 inline bert_tokenizer_options read_bert_normalizer(const json_at& normalizer) {
   (void)normalizer.type({"BertNormalizer"});
   bert_tokenizer_options options;
@@ -87,17 +99,6 @@ inline bool read_wordpiece_added_tokens(const json_at& list, const vocabulary& v
               "matches all of them in the text or none");
   return !listed.empty();
 }
-
-/// The WordPiece tokenizer a parsed tokenizer.json describes (`root` is its top level).
-CPUTRAIN_DECL wordpiece_file read_wordpiece(const json_at& root, const std::string& source);
-
-}  // namespace detail
-
-/// Reads a WordPiece tokenizer.json. Throws text_error naming the file and the JSON path.
-CPUTRAIN_DECL wordpiece_file load_wordpiece(const std::filesystem::path& file);
-
-#if CPUTRAIN_DEFINE_FUNCTIONS
-namespace detail {
 
 CPUTRAIN_DECL wordpiece_file read_wordpiece(const json_at& root, const std::string& source) {
   if (!root.value().is_object()) root.expected("an object");

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/distributed/sparse_row_reducer.hpp"
 #include "cputrain/io/atomic_file.hpp"
 #include "cputrain/io/bert_config_json.hpp"
@@ -94,26 +95,30 @@ struct train_result {
   std::string communication_dtype = "fp32";
 
   /// The train_results.json object.
-  [[nodiscard]] nlohmann::ordered_json to_json() const {
-    nlohmann::ordered_json j;
-    j["epoch"] = epoch;
-    j["total_flos"] = total_flos;
-    j["train_loss"] = train_loss;
-    j["train_runtime"] = train_runtime;
-    j["train_samples"] = train_samples;
-    j["train_samples_per_second"] = train_samples_per_second;
-    j["train_steps_per_second"] = train_steps_per_second;
-    if (world_size > 1) {
-      j["train_communication_seconds"] = communication_seconds;
-      j["train_communication_exposed_seconds"] = exposed_communication_seconds;
-      j["train_communication_hidden"] =
-          communication_seconds > 0 ? 1.0 - exposed_communication_seconds / communication_seconds : 1.0;
-      j["train_communication_dtype"] = communication_dtype;
-      j["train_gradient_bytes_per_step"] = gradient_bytes_per_step;
-    }
-    return j;
-  }
+  [[nodiscard]] CPUTRAIN_DECL nlohmann::ordered_json to_json() const;
 };
+
+#if CPUTRAIN_DEFINE_FUNCTIONS
+CPUTRAIN_DECL nlohmann::ordered_json train_result::to_json() const {
+  nlohmann::ordered_json j;
+  j["epoch"] = epoch;
+  j["total_flos"] = total_flos;
+  j["train_loss"] = train_loss;
+  j["train_runtime"] = train_runtime;
+  j["train_samples"] = train_samples;
+  j["train_samples_per_second"] = train_samples_per_second;
+  j["train_steps_per_second"] = train_steps_per_second;
+  if (world_size > 1) {
+    j["train_communication_seconds"] = communication_seconds;
+    j["train_communication_exposed_seconds"] = exposed_communication_seconds;
+    j["train_communication_hidden"] =
+        communication_seconds > 0 ? 1.0 - exposed_communication_seconds / communication_seconds : 1.0;
+    j["train_communication_dtype"] = communication_dtype;
+    j["train_gradient_bytes_per_step"] = gradient_bytes_per_step;
+  }
+  return j;
+}
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// The head's logits of every feature predict() was given, one row of `row_length` per feature.
 struct logit_rows {
