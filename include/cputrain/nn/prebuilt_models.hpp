@@ -13,15 +13,15 @@
 #include "cputrain/nn/token_classification_head.hpp"
 #include "cputrain/policy/policy.hpp"
 
-// `prefix` is `extern template` or `template`: one list for the declarations and the definitions (one source file
-// per head in the component, so that its build runs on as many cores as there are heads).
+// `prefix` is `extern template` or `template`: one list for the declarations and the definitions (the component's
+// src/prebuilt_models.cpp says it for each head).
 #define CPUTRAIN_DETAIL_MODELS_OF_HEAD(prefix, Head)                                                            \
   prefix class ::cputrain::nn::encoder_model<Head, ::cputrain::precision::fp32, ::cputrain::alloc::standard>;     \
   prefix class ::cputrain::nn::encoder_model<Head, ::cputrain::precision::bf16_mixed, ::cputrain::alloc::standard>; \
   prefix class ::cputrain::nn::encoder_model<Head, ::cputrain::precision::fp32, ::cputrain::alloc::numa_local>;   \
   prefix class ::cputrain::nn::encoder_model<Head, ::cputrain::precision::bf16_mixed, ::cputrain::alloc::numa_local>
 
-/// In the component's source file of `Head`, at global scope: compiles that head's four models.
+/// In the component's source file, at global scope: compiles `Head`'s four models.
 #define CPUTRAIN_INSTANTIATE_PREBUILT_MODELS(Head) CPUTRAIN_DETAIL_MODELS_OF_HEAD(template, Head)
 
 #if defined(CPUTRAIN_PREBUILT_MODELS)

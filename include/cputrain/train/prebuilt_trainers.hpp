@@ -32,12 +32,22 @@
   prefix class ::cputrain::train::trainer<Task, ::cputrain::policy<P, ::cputrain::parallel::single, A>>; \
   CPUTRAIN_DETAIL_MODEL_FILES_OF(prefix, Task, P, A)
 
-// The four trainers of one task (one source file per task in the component, so that its build uses every core).
+// The four trainers of one task (the component's src/prebuilt_trainers.cpp says it for each task).
 #define CPUTRAIN_DETAIL_TRAINERS_OF_TASK(prefix, Task)                                                        \
   CPUTRAIN_DETAIL_TRAINER_OF(prefix, Task, ::cputrain::precision::fp32, ::cputrain::alloc::standard);         \
   CPUTRAIN_DETAIL_TRAINER_OF(prefix, Task, ::cputrain::precision::bf16_mixed, ::cputrain::alloc::standard);   \
   CPUTRAIN_DETAIL_TRAINER_OF(prefix, Task, ::cputrain::precision::fp32, ::cputrain::alloc::numa_local);       \
   CPUTRAIN_DETAIL_TRAINER_OF(prefix, Task, ::cputrain::precision::bf16_mixed, ::cputrain::alloc::numa_local)
 
-/// In the component's source file of `Task`, at global scope: compiles that task's four trainers.
+/// In the component's source file, at global scope: compiles `Task`'s four trainers.
 #define CPUTRAIN_INSTANTIATE_PREBUILT_TRAINERS(Task) CPUTRAIN_DETAIL_TRAINERS_OF_TASK(template, Task)
+
+// The trainers of the programs run_qa, run_glue, run_ner and run_mlm: `Task` in fp32 and bf16_mixed over the MPI
+// policy `Parallel` (parallel::multi_node), NUMA-local. Their models' files are among the ones above.
+// `cputrain/mpi.hpp` declares them for the programs; cputrain_instances_mpi (src/prebuilt_mpi_trainers.cpp)
+// compiles them.
+#define CPUTRAIN_DETAIL_MPI_TRAINERS_OF_TASK(prefix, Task, Parallel)                                                 \
+  prefix class ::cputrain::train::trainer<                                                                       \
+      Task, ::cputrain::policy<::cputrain::precision::fp32, Parallel, ::cputrain::alloc::numa_local>>;           \
+  prefix class ::cputrain::train::trainer<                                                                       \
+      Task, ::cputrain::policy<::cputrain::precision::bf16_mixed, Parallel, ::cputrain::alloc::numa_local>>
