@@ -479,6 +479,17 @@ def components_by_target(conanfile, label):
     return result
 
 
+def check_compiled_component(label, name, component, arch):
+    """The compiled component's Conan component: the static library, and the instruction-set level it was built
+    for given to the programs that link it."""
+    if component.libdirs != ["lib"] or component.bindirs or component.libs != ["cputrain_instances"]:
+        fail(f"{label}: component {name!r}: libdirs {component.libdirs}, bindirs {component.bindirs}, libs "
+             f"{component.libs}, expected ['lib'], [] and ['cputrain_instances']")
+    if component.cxxflags != [f"-march={arch}"]:
+        fail(f"{label}: component {name!r} gives its programs {component.cxxflags}, expected ['-march={arch}'] (the "
+             "level it was compiled for)")
+
+
 def check_configuration(recipe, source_dir, options, components):
     label = f"conanfile.py with {options or 'default options'}"
     values = effective_options(recipe, options)
@@ -551,12 +562,7 @@ def check_configuration(recipe, source_dir, options, components):
     for name, component in info.components.items():
         target = component.get_property("cmake_target_name")
         if target in {f"cputrain::{c}" for c in COMPILED_COMPONENTS}:
-            if component.libdirs != ["lib"] or component.bindirs or component.libs != ["cputrain_instances"]:
-                fail(f"{label}: component {name!r}: libdirs {component.libdirs}, bindirs {component.bindirs}, libs "
-                     f"{component.libs}, expected ['lib'], [] and ['cputrain_instances']")
-            if component.cxxflags != [f"-march={values.get('instances_arch')}"]:
-                fail(f"{label}: component {name!r} gives its programs {component.cxxflags}, expected "
-                     f"['-march={values.get('instances_arch')}'] (the level it was compiled for)")
+            check_compiled_component(label, name, component, values.get("instances_arch"))
         elif component.libdirs or component.bindirs:
             fail(f"{label}: component {name!r}: a header-only target has no libdirs or bindirs")
         if component.includedirs != ["include"]:
