@@ -18,6 +18,7 @@
 
 #include "cputrain/kernels/gemm.hpp"
 #include "cputrain/kernels/gemm_backend.hpp"
+#include "cputrain/kernels/detail/onednn_primitives.hpp"  // oneDNN's own API, for the standalone product
 #include "support/fma_peak.hpp"
 
 namespace {
