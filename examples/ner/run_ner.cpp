@@ -414,10 +414,20 @@ ct::nn::bert_config labelled(ct::nn::bert_config config, const ner_setup& setup)
   return config;
 }
 
+// The tokenizer, for text split into words. run_ner.py loads the byte-level tokenizers of these model
+// types with add_prefix_space=True (their fast tokenizers refuse pre-tokenized input without it), whatever
+// tokenizer_config.json says; so does run_ner.
+ct::text::tokenizer load_word_tokenizer(const fs::path& path, const ct::nn::bert_config& config) {
+  const auto tokenizer = ct::text::load_tokenizer(path, {.check_config_vocab_size = false});
+  for (const char* type : {"bloom", "gpt2", "roberta", "deberta"})
+    if (config.model_type == type) return tokenizer.with_add_prefix_space(true);
+  return tokenizer;
+}
+
 int run_ner(const ct::cli::training_args& args, communicator& comm, std::size_t ranks_here) {
   const auto files = ct::train::find_model_files(ct::cli::to_model_sources(args));
-  const auto tokenizer = ct::text::load_tokenizer(files.tokenizer, {.check_config_vocab_size = false});
   const auto pretrained = ct::io::read_bert_config(files.config);
+  const auto tokenizer = load_word_tokenizer(files.tokenizer, pretrained);
   ct::train::check_model_fits_tokenizer(files, pretrained, tokenizer, /*pairs=*/false);  // one sentence per sequence
   // The columns and labels come from the training file, else the validation file, else the test file.
   std::optional<ct::data::dataset_table> train_table;

@@ -165,4 +165,38 @@ TEST_CASE("words given already split are tokenized one by one, each token tagged
   CHECK(r.word_ids == expected_words);
 }
 
+TEST_CASE("with_add_prefix_space does what tokenizer_config.json's add_prefix_space does, as from_pretrained's keyword") {
+  // run_ner.py loads RoBERTa's and GPT-2's tokenizers with add_prefix_space=True whatever their files say.
+  const tokenizer plain = load_tokenizer(data("gpt2_cut"));
+  const cputrain::test::temp_dir dir;
+  std::filesystem::copy_file(data("gpt2_cut/tokenizer.json"), dir.path() / "tokenizer.json");
+  cputrain::test::write_json(dir.path() / "tokenizer_config.json", nlohmann::json{{"add_prefix_space", true}});
+  const tokenizer configured = load_tokenizer(dir.path());
+  const tokenizer asked = plain.with_add_prefix_space(true);
+  const auto spans = [](const encoding& e) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+    for (const auto& s : e.offsets) out.emplace_back(s.begin, s.end);
+    return out;
+  };
+  const std::vector<std::string> words{"New", "York", "<mask>", "café"};
+  const encoding a = asked.encode_words(words), c = configured.encode_words(words);
+  CHECK(a.ids == c.ids);
+  CHECK(a.word_ids == c.word_ids);
+  CHECK(spans(a) == spans(c));
+  for (const std::string text : {"New York", "  two spaces", "x"}) {
+    CHECK(asked.encode(text).ids == configured.encode(text).ids);
+    CHECK(spans(asked.encode(text)) == spans(configured.encode(text)));
+  }
+  CHECK(asked.encode("York", false).ids == plain.encode(" York", false).ids);
+  CHECK(asked.encode("York", false).ids != plain.encode("York", false).ids);
+  // The tokenizer it came from is unchanged, and asking for false takes the space away again.
+  CHECK_THROWS_WITH(plain.encode_words(words), Catch::Contains("needs add_prefix_space"));
+  CHECK(configured.with_add_prefix_space(false).encode("York", false).ids == plain.encode("York", false).ids);
+  CHECK(asked.specials().cls == plain.specials().cls);
+  CHECK(asked.id_count() == plain.id_count());
+  // WordPiece has no such switch: the same tokenizer back.
+  const tokenizer bert(bert_tokenizer(vocabulary::parse("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nnew\nyork\n", "small")));
+  CHECK(bert.with_add_prefix_space(true).encode("new york").ids == bert.encode("new york").ids);
+}
+
 }  // namespace tokenizer_test

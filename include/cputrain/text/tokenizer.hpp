@@ -63,6 +63,10 @@ class tokenizer {
     out.defaults_ = std::move(defaults);
     return out;
   }
+  /// from_pretrained's add_prefix_space keyword, over what the tokenizer's files say: a byte-level BPE tokenizer
+  /// (RoBERTa's, GPT-2's) then puts a space before each text, and before each word of text split into words, as
+  /// RobertaTokenizerFast sets it on its pre-tokenizer and post-processor. Any other tokenizer is returned as it is.
+  [[nodiscard]] tokenizer with_add_prefix_space(bool prefix) const;
 
   /// "WordPiece", "byte-level BPE" or "Unigram", for messages.
   [[nodiscard]] std::string_view family() const noexcept {
@@ -155,6 +159,17 @@ CPUTRAIN_DECL tokenizer::tokenizer(pipeline p, special_tokens specials)
         throw text_error("tokenizer: special token id " + std::to_string(id) + " is outside the vocabulary of " +
                          std::to_string(id_count()));
   }
+}
+
+CPUTRAIN_DECL tokenizer tokenizer::with_add_prefix_space(bool prefix) const {
+  const auto* bpe = std::get_if<byte_level_bpe_tokenizer>(pipeline_.get());
+  if (bpe == nullptr || bpe->options().add_prefix_space == prefix) return *this;
+  byte_level_options options = bpe->options();
+  options.add_prefix_space = prefix;
+  tokenizer out(*this);
+  out.pipeline_ = std::make_shared<const pipeline>(byte_level_bpe_tokenizer(bpe->model(), bpe->added_tokens().tokens(),
+                                                                            options));
+  return out;
 }
 
 CPUTRAIN_DECL void tokenizer::encode(std::string_view text, token_sequence& out) const {
