@@ -160,7 +160,8 @@ PY
     "$RUN_NER" --model_name_or_path "$WORK/out" --per_device_eval_batch_size 16 --threads 2 --disable_tqdm \
       --validation_file "$WORK/small.jsonl" --do_eval --output_dir "$WORK/again" > "$WORK/log-again" 2>&1 ||
       fail "run_ner on the saved RoBERTa failed: $(tail -5 "$WORK/log-again")"
-    python3 - "$WORK/out/eval_results.json" "$WORK/again/eval_results.json" <<'PY' || fail "the saved model scores otherwise"
+    python3 - "$WORK/out/eval_results.json" "$WORK/again/eval_results.json" <<'PY' ||
+      fail "the saved model scores otherwise"
 import json, sys
 a, b = (json.load(open(f))["eval_f1"] for f in sys.argv[1:])
 assert a == b, (a, b)

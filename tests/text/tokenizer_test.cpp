@@ -165,7 +165,7 @@ TEST_CASE("words given already split are tokenized one by one, each token tagged
   CHECK(r.word_ids == expected_words);
 }
 
-TEST_CASE("with_add_prefix_space does what tokenizer_config.json's add_prefix_space does, as from_pretrained's keyword") {
+TEST_CASE("with_add_prefix_space does what tokenizer_config.json's add_prefix_space does (from_pretrained's keyword)") {
   // run_ner.py loads RoBERTa's and GPT-2's tokenizers with add_prefix_space=True whatever their files say.
   const tokenizer plain = load_tokenizer(data("gpt2_cut"));
   const cputrain::test::temp_dir dir;
