@@ -10,6 +10,8 @@ CASE=$3
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/run_ner_test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL ($CASE): $*"; exit 1; }
+# shellcheck source=tests/examples/demo_model.sh
+. "$(dirname "$0")/demo_model.sh"  # tiny_roberta
 expect_exit() {  # expect_exit CODE PATTERN -- command...
   local code=$1 pattern=$2; shift 3
   local out rc
@@ -130,14 +132,7 @@ PY
     # it with add_prefix_space=True for words given already split, and so must run_ner, with no setting from the
     # user. A tiny RoBERTa over the byte-level cut learns the 200 sentences by heart, and the directory it saves
     # holds the tokenizer with the prefix space on, as save_pretrained writes it.
-    cut="$(dirname "$0")/../text/data/gpt2_cut"
-    mkdir -p "$WORK/r" && cp "$cut/tokenizer.json" "$WORK/r/"
-    cat > "$WORK/r/config.json" <<JSON
-{"architectures": ["RobertaForTokenClassification"], "model_type": "roberta", "vocab_size": 3261, "hidden_size": 64,
- "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 128, "max_position_embeddings": 3386,
- "type_vocab_size": 1, "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0, "layer_norm_eps": 1e-5,
- "initializer_range": 0.02, "pad_token_id": 3257, "hidden_act": "gelu"}
-JSON
+    tiny_roberta "$WORK/r" RobertaForTokenClassification
     head -200 "$D/train.json" > "$WORK/small.jsonl"
     R=(--config_name "$WORK/r" --tokenizer_name "$WORK/r" --per_device_train_batch_size 16 --threads 2 --disable_tqdm)
     "$RUN_NER" "${R[@]}" --train_file "$WORK/small.jsonl" --validation_file "$WORK/small.jsonl" --do_train --do_eval \
@@ -160,8 +155,7 @@ PY
     "$RUN_NER" --model_name_or_path "$WORK/out" --per_device_eval_batch_size 16 --threads 2 --disable_tqdm \
       --validation_file "$WORK/small.jsonl" --do_eval --output_dir "$WORK/again" > "$WORK/log-again" 2>&1 ||
       fail "run_ner on the saved RoBERTa failed: $(tail -5 "$WORK/log-again")"
-    python3 - "$WORK/out/eval_results.json" "$WORK/again/eval_results.json" <<'PY' ||
-      fail "the saved model scores otherwise"
+    python3 - "$WORK/out/eval_results.json" "$WORK/again/eval_results.json" <<'PY' || fail "the saved model differs"
 import json, sys
 a, b = (json.load(open(f))["eval_f1"] for f in sys.argv[1:])
 assert a == b, (a, b)

@@ -8,6 +8,8 @@ DATA=${2:-}
 CASE=$3
 # shellcheck source=tests/examples/conformance_data.sh
 . "$(dirname "$0")/conformance_data.sh"
+# shellcheck source=tests/examples/demo_model.sh
+. "$(dirname "$0")/demo_model.sh"  # tiny_roberta
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/run_qa_test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL ($CASE): $*"; exit 1; }
@@ -105,14 +107,7 @@ PY
     # RoBERTa's layout end to end: a tiny RoBERTa over the byte-level cut's tokenizer.json (<s> q </s></s> c </s>,
     # type ids 0, one token type, positions after the padding id) learns the same file by heart (F1 >= 90), and the
     # saved directory holds a tokenizer.json that reads back the same.
-    cut="$(dirname "$0")/../text/data/gpt2_cut"
-    mkdir -p "$WORK/r" && cp "$cut/tokenizer.json" "$WORK/r/"
-    cat > "$WORK/r/config.json" <<JSON
-{"architectures": ["RobertaForQuestionAnswering"], "model_type": "roberta", "vocab_size": 3261, "hidden_size": 64,
- "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 128, "max_position_embeddings": 3386,
- "type_vocab_size": 1, "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0, "layer_norm_eps": 1e-5,
- "initializer_range": 0.02, "pad_token_id": 3257, "hidden_act": "gelu"}
-JSON
+    tiny_roberta "$WORK/r" RobertaForQuestionAnswering
     "$RUN_QA" --config_name "$WORK/r" --tokenizer_name "$WORK/r" "${TRAIN[@]}" --do_train --do_eval \
       --learning_rate 1e-3 --num_train_epochs 150 --warmup_ratio 0.1 --logging_steps 100 --save_steps 100000 \
       --output_dir "$WORK/out" > "$WORK/log" 2>&1 || fail "run_qa failed: $(tail -5 "$WORK/log")"
