@@ -268,13 +268,16 @@ int run_glue(const ct::cli::training_args& args, communicator& comm, std::size_t
   const auto files = ct::train::find_model_files(ct::cli::to_model_sources(args));
   const auto tokenizer = ct::text::load_tokenizer(files.tokenizer, {.check_config_vocab_size = false});
   const auto pretrained = ct::io::read_bert_config(files.config);
-  ct::train::check_model_fits_tokenizer(files, pretrained, tokenizer);
+  ct::train::check_model_fits_tokenizer(files, pretrained, tokenizer, /*pairs=*/false);  // the vocabulary, at once
   // The labels come from the training file, as run_glue.py takes them (else from the validation file).
   std::optional<ct::data::dataset_table> train_table;
   if (args.do_train) train_table = ct::examples::read_data_table(*args.train_file, args.max_train_samples, "--train_file");
   const auto reference = train_table ? std::optional<ct::data::dataset_table>{}
                                      : std::optional(ct::data::read_dataset_table(args.do_eval ? *args.validation_file : *args.test_file));
   const glue_setup setup = choose_setup(args, train_table ? *train_table : *reference, pretrained);
+  // Only a second text column makes sentence pairs, whose second part needs a token type of its own: a single-sentence
+  // task (SST-2, CoLA, one text column) runs on a model with one token type.
+  if (setup.columns.second) ct::train::check_model_fits_tokenizer(files, pretrained, tokenizer, /*pairs=*/true);
   const auto config = labelled(pretrained, setup);
   say("labels: " + (setup.labels.type == ct::data::label_scheme::kind::regression
                         ? std::string("regression (one value)")

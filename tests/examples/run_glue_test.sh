@@ -126,6 +126,26 @@ PY
     printf 'text,label\nA sentence.,1\n' > "$WORK/columns.csv"
     expect_exit 1 "columns.csv: no column 'sentence1'; the columns are 'text', 'label'" -- "$RUN_GLUE" "${COMMON[@]}" \
       --task_name mrpc --train_file "$WORK/columns.csv" --do_train --output_dir "$WORK/x3"
+    # A model with one token type: refused for sentence pairs (their second part is typed 1 in BERT's layout),
+    # trained on single sentences, which never use type 1.
+    mkdir -p "$WORK/one-type" && cp "$D/model/"* "$WORK/one-type/"
+    sed -i 's/"type_vocab_size": 2/"type_vocab_size": 1/' "$WORK/one-type/config.json"
+    grep -q '"type_vocab_size": 1' "$WORK/one-type/config.json" || fail "could not make a one-type model"
+    expect_exit 2 "one-type/config.json: type_vocab_size = 1, but the inputs are sentence pairs" -- "$RUN_GLUE" \
+      "${COMMON[@]}" --config_name "$WORK/one-type" --task_name mrpc --train_file "$D/train.csv" --do_train \
+      --max_steps 1 --output_dir "$WORK/x5"
+    python3 - "$D/train.csv" "$WORK/single.csv" <<'PY' || fail "cannot write single.csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))[:64]
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["sentence", "label"])
+    w.writerows([r["sentence1"], r["label"]] for r in rows)
+PY
+    "$RUN_GLUE" "${COMMON[@]}" --config_name "$WORK/one-type" --train_file "$WORK/single.csv" --do_train --max_steps 2 \
+      --output_dir "$WORK/single" > "$WORK/single.log" 2>&1 ||
+      fail "single sentences on a one-type model: $(tail -3 "$WORK/single.log")"
+    [ "$(json_value "$WORK/single/config.json" type_vocab_size)" = 1 ] || fail "the model's type_vocab_size changed"
     printf 'text,label\nA sentence.,1\nAnother.,1\n' > "$WORK/one.csv"
     expect_exit 1 "one.csv: one label (1): classification needs at least two" -- "$RUN_GLUE" "${COMMON[@]}" \
       --train_file "$WORK/one.csv" --do_train --output_dir "$WORK/x4"
