@@ -2,7 +2,7 @@
 // MPI_THREAD_MULTIPLE (the gradient reducer calls MPI from its own communication thread, which needs at least
 // MPI_THREAD_SERIALIZED) and finalises it when it goes, unless MPI was already running when it came. A program
 // started without mpirun is a world of one process (an MPI "singleton"), so the same binary trains alone or as
-// one rank of many. Also mpi_thread_level_name() for messages.
+// one rank of many (Open MPI's isolated singleton: no daemon). Also mpi_thread_level_name() for messages.
 #pragma once
 
 #include <mpi.h>
@@ -43,6 +43,10 @@ class mpi_environment {
     if (initialized != 0) {
       MPI_Query_thread(&provided_);
     } else {
+      // Alone (no mpirun), Open MPI would fork its orted daemon for the world of one, 0.2 s and a process more at
+      // every start; isolated, it does not. Under a launcher the setting is not read; MPICH ignores it; a value in
+      // the environment (=0) wins.
+      ::setenv("OMPI_MCA_ess_singleton_isolated", "1", /*overwrite=*/0);
       const int rc = MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided_);
       if (rc != MPI_SUCCESS) {
         throw error("cputrain::dist::mpi_environment: MPI_Init_thread failed (error code " + std::to_string(rc) +
