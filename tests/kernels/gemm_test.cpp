@@ -19,6 +19,8 @@
 #include "cputrain/kernels/gemm.hpp"
 #include "cputrain/kernels/gemm_backend.hpp"
 #include "cputrain/core/cpu_features.hpp"
+#include "support/random_values.hpp"
+#include "support/sanitizers.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
 namespace gemm_test {
@@ -32,19 +34,35 @@ namespace {
 
 template <class T>
 std::vector<T> random_matrix(std::size_t rows, std::size_t ld, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<T> out(rows * ld);
-  for (auto& x : out) x = T(dist(rng));
-  return out;
+  std::vector<float> values(rows * ld);
+  cputrain_test::fill_uniform(values.data(), values.size(), -1.0f, 1.0f, rng());
+  return std::vector<T>(values.begin(), values.end());
 }
 
 float as_float(float x) { return x; }
 float as_float(bf16 x) { return static_cast<float>(x); }
 
-// op(X)(i, j) for X stored row-major with leading dimension ld.
 template <class T>
-double op_at(const std::vector<T>& x, std::size_t ld, bool trans, std::size_t i, std::size_t j) {
-  return trans ? as_float(x[j * ld + i]) : as_float(x[i * ld + j]);
+std::vector<double> widened(const std::vector<T>& x) {
+  std::vector<double> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = as_float(x[i]);
+  return out;
+}
+
+// The oracle: row i of op(A) op(B) in double, A and B row-major with leading dimensions lda and ldb (op transposes
+// where asked), into out[0..n). Out of the sanitizers' reach (support/sanitizers.hpp): under TSan it was most of the
+// program's time, and it touches nothing of the library's. A row at a time, so that no product-sized buffer is
+// allocated (under TSan every new page of it faults its shadow in).
+CPUTRAIN_TEST_NOT_SANITIZED void reference_row(const double* a, std::size_t lda, bool ta, const double* b,
+                                               std::size_t ldb, bool tb, std::size_t i, std::size_t n, std::size_t k,
+                                               double* out) {
+  for (std::size_t j = 0; j < n; ++j) {
+    double sum = 0;
+    for (std::size_t p = 0; p < k; ++p) {
+      sum += (ta ? a[p * lda + i] : a[i * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
+    }
+    out[j] = sum;
+  }
 }
 
 template <class TA, class TB>
@@ -63,12 +81,14 @@ void check_against_reference(bool ta, bool tb, std::size_t m, std::size_t n, std
   const auto c0 = c;
   gemm(ta ? transpose::yes : transpose::no, tb ? transpose::yes : transpose::no, m, n, k, alpha, a.data(), lda,
        b.data(), ldb, beta, c.data(), ldc);
+  const std::vector<double> a_wide = widened(a), b_wide = widened(b);
+  std::vector<double> product(n);
   double worst = 0;
   for (std::size_t i = 0; i < m; ++i) {
+    reference_row(a_wide.data(), lda, ta, b_wide.data(), ldb, tb, i, n, k, product.data());
     for (std::size_t j = 0; j < n; ++j) {
-      double expected = 0;
-      for (std::size_t p = 0; p < k; ++p) expected += op_at(a, lda, ta, i, p) * op_at(b, ldb, tb, p, j);
-      expected = alpha * expected + (beta == 0.0f ? 0.0 : beta * static_cast<double>(c0[i * ldc + j]));
+      const double expected =
+          alpha * product[j] + (beta == 0.0f ? 0.0 : beta * static_cast<double>(c0[i * ldc + j]));
       // float accumulation over k terms of magnitude <= 1: error bounded by ~k * 2^-24 * sum|terms|
       worst = std::max(worst, std::abs(c[i * ldc + j] - expected) / (1.0 + std::sqrt(static_cast<double>(k))));
     }

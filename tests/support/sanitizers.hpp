@@ -13,3 +13,9 @@
 #ifndef CPUTRAIN_TEST_ASAN
 #define CPUTRAIN_TEST_ASAN 0
 #endif
+
+// A test's own oracle loop (a reference product, a sweep over every input) that reads only the test's data on one
+// thread: the sanitizers have nothing to find there, and instrumented it took most of the ASan and TSan programs'
+// time. Such a function must call nothing that is instrumented in its loop (an instrumented callee is not inlined
+// into it), so it works on plain pointers.
+#define CPUTRAIN_TEST_NOT_SANITIZED __attribute__((no_sanitize("address", "thread", "undefined")))
