@@ -56,8 +56,10 @@ case "${1:-}" in
   check)
     [[ $# -eq 2 ]] || { echo "usage: $0 check <prefix>" >&2; exit 2; }
     prefix=$2
+    # One apt-cache call for all of them (each call loads the cache: 0.7 s apiece, most of this check's time).
+    found=$(apt-cache show --no-all-versions "${packages[@]}" 2>/dev/null | sed -n 's/^Package: //p' | sort -u)
     for p in "${packages[@]}"; do
-      apt-cache show "$p" >/dev/null 2>&1 || { echo "runtime.sh: package $p is not in this system's Debian archive" >&2; exit 1; }
+      grep -qx "$p" <<<"$found" || { echo "runtime.sh: package $p is not in this system's Debian archive" >&2; exit 1; }
     done
     # The runtime packages with everything they depend on: what the image's runtime stage will hold.
     # (apt-cache prints every package of the closure once, unindented, followed by its indented dependencies.)
@@ -75,12 +77,21 @@ case "${1:-}" in
     done < <(find "$prefix/libexec" "$prefix/bin" -type f -print0)
     libs+=("/usr/lib/$multiarch/libjemalloc.so.2" "/usr/lib/$multiarch/libtcmalloc_minimal.so.4"
            "/usr/lib/$multiarch/libtbbmalloc_proxy.so.2")
+    # Debian 12 merged /lib into /usr/lib: dpkg knows each file under one of its names. Every name of every library
+    # goes to one dpkg query (a query per name took 0.2 s); the owner of a name is its first line's package.
+    unique=($(printf '%s\n' "${libs[@]}" | sort -u))
+    names=()
+    for path in "${unique[@]}"; do names+=("$path" "/usr$path" "${path#/usr}" "$(readlink -f "$path")"); done
+    declare -A owner_of=()
+    while IFS= read -r line; do
+      name=${line##*: }
+      [[ -n ${owner_of[$name]:-} ]] || owner_of[$name]=${line%%:*}
+    done < <(dpkg -S "${names[@]}" 2>/dev/null || true)
     missing=0 checked=0
-    for path in $(printf '%s\n' "${libs[@]}" | sort -u); do
+    for path in "${unique[@]}"; do
       owner=
-      # Debian 12 merged /lib into /usr/lib: dpkg knows each file under one of the two names.
       for name in "$path" "/usr$path" "${path#/usr}" "$(readlink -f "$path")"; do
-        owner=$(dpkg -S "$name" 2>/dev/null | head -n 1 | cut -d: -f1) && [[ -n $owner ]] && break
+        owner=${owner_of[$name]:-} && [[ -n $owner ]] && break
       done
       if [[ -z $owner ]]; then echo "runtime.sh: no package owns $path" >&2; missing=1; continue; fi
       if ! grep -qx "$owner" <<<"$closure"; then

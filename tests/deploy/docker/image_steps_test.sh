@@ -40,10 +40,10 @@ fi
 # The image's programs, through the launcher, with its default allocator when installed here.
 export PATH=$prefix/bin:$PATH
 [[ -e /usr/lib/$(uname -m)-linux-gnu/libtcmalloc_minimal.so.4 ]] || export CPUTRAIN_MALLOC=system
-cputrain-make-demo-data --output_dir "$work/demo" --train_paragraphs 200 --eval_paragraphs 20 --version_2_with_negative
+cputrain-make-demo-data --output_dir "$work/demo" --train_paragraphs 40 --eval_paragraphs 4 --version_2_with_negative
 common=(--config_name "$work/demo/model" --tokenizer_name "$work/demo/model" --train_file "$work/demo/train.json"
         --validation_file "$work/demo/dev.json" --version_2_with_negative --do_train --output_dir "$work/output"
-        --per_device_train_batch_size 8 --max_seq_length 128 --doc_stride 32 --save_steps 4 --logging_steps 4
+        --per_device_train_batch_size 4 --max_seq_length 64 --doc_stride 16 --save_steps 4 --logging_steps 4
         --disable_tqdm)
 run_qa "${common[@]}" --max_steps 4 --threads 1 > "$work/first.log" 2>&1 || { cat "$work/first.log"; exit 1; }
 [[ -f $work/output/checkpoint-4/trainer_state.json ]] || { echo "no checkpoint-4" >&2; cat "$work/first.log"; exit 1; }
