@@ -6,15 +6,15 @@
 // GCC and Clang instantiate those anyway, to inline them).
 #pragma once
 
-#include "cputrain/io/model_weights.hpp"
+#include "cputrain/train/qa_trainer.hpp"
 
 #include <filesystem>
 
 #include "cputrain/core/separate_compilation.hpp"
+#include "cputrain/io/model_weights.hpp"
 #include "cputrain/nn/bert_qa.hpp"
 #include "cputrain/text/tokenizer.hpp"
 #include "cputrain/train/model_files.hpp"
-#include "cputrain/train/qa_trainer.hpp"
 
 // `prefix` is `extern template` or `template`: one list for the declarations and the definitions.
 #define CPUTRAIN_DETAIL_QA_TEMPLATES(prefix, Policy)                                                               \

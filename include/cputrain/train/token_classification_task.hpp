@@ -5,7 +5,7 @@
 // token_classification_trainer<Policy> is trainer<token_classification_task, Policy>.
 #pragma once
 
-#include "cputrain/data/token_classification_features.hpp"
+#include "cputrain/train/trainer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/data/token_classification_features.hpp"
 #include "cputrain/nn/classification_loss.hpp"
 #include "cputrain/nn/encoder_model.hpp"
 #include "cputrain/nn/token_classification_batch.hpp"
 #include "cputrain/nn/token_classification_head.hpp"
 #include "cputrain/policy/policy.hpp"
-#include "cputrain/train/trainer.hpp"
 
 namespace cputrain::train {
 
