@@ -9,7 +9,7 @@
 set(_cputrain_expected_seconds
   packaging/install 112  packaging/subdirectory 57  packaging/test-package 44  packaging/config-deps 21
   deploy/docker/image-steps 36  docs/user-commands 15
-  examples/run_qa/fault/kill-during-save 68  examples/run_qa/fault/long-run 37  examples/demo 28
+  examples/run_qa/fault/kill-during-save 68  examples/run_qa/fault/long-run 20  examples/demo 28
   examples/run_qa/memory/estimate 19  examples/run_qa/mpich/equivalence 17  examples/run_qa/mpi/equivalence 15)
 
 # Called where a CMakeLists.txt (or a function adding tests) adds tests that hold cputrain_cores or run long: it
