@@ -9,3 +9,4 @@
 #include "cputrain/core/json_message.hpp"          // IWYU pragma: export
 #include "cputrain/core/json_nesting.hpp"          // IWYU pragma: export
 #include "cputrain/core/separate_compilation.hpp"  // IWYU pragma: export
+#include "cputrain/core/splitmix64.hpp"            // IWYU pragma: export

@@ -21,6 +21,7 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
+#include "cputrain/core/splitmix64.hpp"
 #include "cputrain/data/data_error.hpp"
 #include "cputrain/data/python_text.hpp"
 #include "cputrain/nn/classification_loss.hpp"
@@ -57,13 +58,6 @@ enum class mlm_padding { max_length, longest };
 
 namespace detail {
 
-// splitmix64's output function: consecutive inputs give independent-looking 64-bit values.
-[[nodiscard]] constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-inline constexpr std::uint64_t golden_gamma = 0x9e3779b97f4a7c15ULL;
 // The top 53 bits as a double in [0, 1), so u < p holds with probability p (always for p = 1, never for p = 0).
 [[nodiscard]] constexpr double unit_interval(std::uint64_t h) noexcept {
   return static_cast<double>(h >> 11) * 0x1.0p-53;
@@ -212,17 +206,18 @@ CPUTRAIN_DECL void mask_sequence(std::span<std::int32_t> ids, std::span<const st
   if (special.size() != ids.size() || labels.size() != ids.size())
     throw usage_error("mask_sequence: ids, special and labels must have the same length");
   if (id_count == 0) throw usage_error("mask_sequence: id_count must be positive");
-  const std::uint64_t base = detail::mix64(detail::mix64(detail::mix64(m.seed + detail::golden_gamma) ^ key) ^ sequence);
+  const std::uint64_t base =
+      splitmix64_finalizer(splitmix64_finalizer(splitmix64_finalizer(m.seed + splitmix64_gamma) ^ key) ^ sequence);
   for (std::size_t p = 0; p < ids.size(); ++p) {
     labels[p] = nn::ignored_label;
     if (special[p] != 0) continue;
-    const std::uint64_t h = detail::mix64(base + (p + 1) * detail::golden_gamma);
+    const std::uint64_t h = splitmix64_finalizer(base + (p + 1) * splitmix64_gamma);
     if (!(detail::unit_interval(h) < m.mlm_probability)) continue;
     labels[p] = ids[p];
-    const double how = detail::unit_interval(detail::mix64(h ^ 0x5851f42d4c957f2dULL));
+    const double how = detail::unit_interval(splitmix64_finalizer(h ^ 0x5851f42d4c957f2dULL));
     if (how < m.mask_replace_prob) ids[p] = mask_id;
     else if (how < m.mask_replace_prob + m.random_replace_prob)
-      ids[p] = static_cast<std::int32_t>(detail::mix64(h ^ 0x14057b7ef767814fULL) % id_count);
+      ids[p] = static_cast<std::int32_t>(splitmix64_finalizer(h ^ 0x14057b7ef767814fULL) % id_count);
   }
 }
 

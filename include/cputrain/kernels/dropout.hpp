@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cputrain/core/error.hpp"
+#include "cputrain/core/splitmix64.hpp"
 #include "cputrain/kernels/row_blocks.hpp"
 
 namespace cputrain::kernels {
@@ -20,15 +21,9 @@ namespace cputrain::kernels {
 /// finaliser is a bijection with full avalanche, so distinct counters give independent-looking outputs.
 [[nodiscard]] constexpr std::uint64_t counter_random(std::uint64_t seed, std::uint64_t stream,
                                                      std::uint64_t index) noexcept {
-  std::uint64_t z = seed * 0x9e3779b97f4a7c15ull + (stream ^ 0xd1b54a32d192ed03ull) * 0xbf58476d1ce4e5b9ull + index;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z = z ^ (z >> 31);
+  const std::uint64_t z = seed * splitmix64_gamma + (stream ^ 0xd1b54a32d192ed03ull) * 0xbf58476d1ce4e5b9ull + index;
   // A second round: the first alone is linear in index across streams with equal seed * constant sums.
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return splitmix64(splitmix64_finalizer(z));
 }
 
 /// What a kept element is multiplied by: 1 / (1 - p), as torch's dropout scales.

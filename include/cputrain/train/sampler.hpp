@@ -14,25 +14,18 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/core/separate_compilation.hpp"
+#include "cputrain/core/splitmix64.hpp"
 
 namespace cputrain::train {
 
 namespace detail {
-
-// splitmix64: a full-period 64-bit mix; counter-based, so no state has to be saved.
-constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // A uniform integer in [0, bound) from 64 random bits: draws past the largest multiple of bound are redrawn, so
 // the remainder is unbiased.
 inline std::uint64_t uniform_below(std::uint64_t bound, std::uint64_t seed, std::uint64_t& counter) noexcept {
   const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
   for (;;) {
-    const std::uint64_t r = mix64(seed ^ mix64(counter++));
+    const std::uint64_t r = splitmix64(seed ^ splitmix64(counter++));
     if (r < limit) return r % bound;
   }
 }
@@ -80,7 +73,7 @@ class data_order {
 CPUTRAIN_DECL std::vector<std::uint32_t> epoch_permutation(std::size_t n, std::uint64_t seed, std::uint64_t epoch) {
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  const std::uint64_t stream = detail::mix64(seed) ^ detail::mix64(0x5EED0000ull + epoch);
+  const std::uint64_t stream = splitmix64(seed) ^ splitmix64(0x5EED0000ull + epoch);
   std::uint64_t counter = 0;
   for (std::size_t i = n; i > 1; --i) {
     const auto j = static_cast<std::size_t>(detail::uniform_below(i, stream, counter));
