@@ -22,7 +22,8 @@ namespace cputrain::kernels {
 [[nodiscard]] constexpr std::uint64_t counter_random(std::uint64_t seed, std::uint64_t stream,
                                                      std::uint64_t index) noexcept {
   const std::uint64_t z = seed * splitmix64_gamma + (stream ^ 0xd1b54a32d192ed03ull) * 0xbf58476d1ce4e5b9ull + index;
-  // A second round: the first alone is linear in index across streams with equal seed * constant sums.
+  // Two rounds of the finaliser (the second after SplitMix64's increment): one alone is linear in index across
+  // streams with equal seed * constant sums.
   return splitmix64(splitmix64_finalizer(z));
 }
 
