@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "cputrain/text/utf8.hpp"
 
@@ -55,6 +56,23 @@ TEST_CASE("code point counts and byte positions agree with the encoding") {
   CHECK(byte_position(s, 4) == 10);
   CHECK(byte_position(s, 5) == s.size());
   CHECK_THROWS_AS(byte_position(s, 6), text_error);
+}
+
+TEST_CASE("lead bytes give a character's length, and stepping back finds where the previous character starts") {
+  const std::string s = "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80z";  // a é 中 😀 z
+  const std::vector<std::size_t> starts{0, 1, 3, 6, 10};
+  std::vector<std::size_t> walked;
+  for (std::size_t pos = 0; pos < s.size(); pos += utf8_char_length(s, pos)) walked.push_back(pos);
+  CHECK(walked == starts);
+  std::size_t continuations = 0;
+  for (const char c : s) continuations += is_utf8_continuation(c);
+  CHECK(continuations == s.size() - starts.size());
+  CHECK(previous_char_start(s, s.size()) == 10);
+  CHECK(previous_char_start(s, 10) == 6);
+  CHECK(previous_char_start(s, 6) == 3);
+  CHECK(previous_char_start(s, 3) == 1);
+  CHECK(previous_char_start(s, 1) == 0);
+  CHECK(previous_char_start(s, 10, 8) == 8);  // never before the floor
 }
 
 }  // namespace utf8_test

@@ -164,7 +164,7 @@ CPUTRAIN_DECL qa_predictions_output postprocess_qa_predictions(
     std::vector<std::uint32_t> byte_at;
     byte_at.reserve(context.size() + 1);
     for (std::uint32_t b = 0; b < context.size(); ++b)
-      if ((static_cast<unsigned char>(context[b]) & 0xC0) != 0x80) byte_at.push_back(b);
+      if (!text::is_utf8_continuation(context[b])) byte_at.push_back(b);
     byte_at.push_back(static_cast<std::uint32_t>(context.size()));
     const auto cut = [&](std::uint32_t begin, std::uint32_t end) {
       const std::size_t last = byte_at.size() - 1;  // Python slicing clamps to the string

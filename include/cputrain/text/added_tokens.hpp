@@ -1,7 +1,8 @@
 // cputrain::text::added_tokens — the tokens a tokenizer.json lists under "added_tokens" (RoBERTa's <s>, </s>,
 // <mask>, ...), found in the raw text before anything else runs, as Hugging Face's added vocabulary finds them:
-// leftmost-longest, `single_word` only between non-word characters, `lstrip`/`rstrip` swallowing the whitespace
-// beside them (which then belongs to no token: the token's offsets are its own text).
+// leftmost-longest (a walk down a trie: as fast with thousands of them as with a few), `single_word` only between
+// non-word characters, `lstrip`/`rstrip` swallowing the whitespace beside them (which then belongs to no token: the
+// token's offsets are its own text).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <utf8proc.h>
 
 #include "cputrain/core/separate_compilation.hpp"
+#include "cputrain/text/byte_trie.hpp"
 #include "cputrain/text/char_classes.hpp"
 #include "cputrain/text/utf8.hpp"
 
@@ -39,10 +41,10 @@ struct text_segment {
 
 class added_token_matcher {
  public:
-  explicit added_token_matcher(std::vector<added_token> tokens) : tokens_(std::move(tokens)) {
-    for (const auto& t : tokens_)
-      if (!t.content.empty()) first_bytes_[static_cast<unsigned char>(t.content[0])] = true;
-  }
+  explicit added_token_matcher(std::vector<added_token> tokens)
+      : tokens_(std::move(tokens)),
+        contents_(tokens_.size(), [&](std::size_t i) -> std::string_view { return tokens_[i].content; },
+                  byte_trie::repeated_key::keeps_first) {}
 
   [[nodiscard]] const std::vector<added_token>& tokens() const noexcept { return tokens_; }
   [[nodiscard]] bool empty() const noexcept { return tokens_.empty(); }
@@ -55,17 +57,6 @@ class added_token_matcher {
     const auto b = static_cast<std::uint32_t>(begin), e = static_cast<std::uint32_t>(end);
     out.push_back({b, e, -1, b, e});
   }
-  int longest_at(std::string_view text, std::size_t pos) const noexcept {
-    int best = -1;
-    for (std::size_t i = 0; i < tokens_.size(); ++i) {
-      const auto& c = tokens_[i].content;
-      if (!c.empty() && text.substr(pos).starts_with(c) &&
-          (best < 0 || c.size() > tokens_[static_cast<std::size_t>(best)].content.size()))
-        best = static_cast<int>(i);
-    }
-    return best;
-  }
-
   // A word character as the reference's single_word test sees it: alphanumeric or '_'.
   static bool is_word_char(char32_t cp) noexcept {
     if (cp == '_') return true;
@@ -74,10 +65,8 @@ class added_token_matcher {
   }
   static bool word_boundary_before(std::string_view text, std::size_t pos) {
     if (pos == 0) return true;
-    std::size_t start = pos - 1;
-    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
     char32_t cp = 0;
-    (void)decode_utf8(text, start, cp);
+    (void)decode_utf8(text, previous_char_start(text, pos), cp);
     return !is_word_char(cp);
   }
   static bool word_boundary_after(std::string_view text, std::size_t end) {
@@ -89,8 +78,7 @@ class added_token_matcher {
   // The start of the whitespace that ends at `pos`, not before `floor`.
   static std::size_t whitespace_start(std::string_view text, std::size_t floor, std::size_t pos) {
     while (pos > floor) {
-      std::size_t start = pos - 1;
-      while (start > floor && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+      const std::size_t start = previous_char_start(text, pos, floor);
       char32_t cp = 0;
       (void)decode_utf8(text, start, cp);
       if (!is_bert_whitespace(cp)) break;
@@ -109,20 +97,24 @@ class added_token_matcher {
   }
 
   std::vector<added_token> tokens_;
-  bool first_bytes_[256] = {};
+  byte_trie contents_;  // the tokens' texts; where two are the same, the first
 };
 
 #if CPUTRAIN_DEFINE_FUNCTIONS
 CPUTRAIN_DECL void added_token_matcher::split(std::string_view text, std::vector<text_segment>& out) const {
   std::size_t plain = 0;  // where the current text segment starts
   for (std::size_t pos = 0; pos < text.size();) {
-    const int best = first_bytes_[static_cast<unsigned char>(text[pos])] ? longest_at(text, pos) : -1;
+    if (contents_.child(byte_trie::root, static_cast<unsigned char>(text[pos])) == byte_trie::no_node) {
+      ++pos;  // most bytes start no token: one table lookup
+      continue;
+    }
+    const auto [best, length] = contents_.longest_prefix(text.substr(pos));
     if (best < 0) {
       ++pos;
       continue;
     }
     const added_token& t = tokens_[static_cast<std::size_t>(best)];
-    const std::size_t end = pos + t.content.size();
+    const std::size_t end = pos + length;
     if (t.single_word && !(word_boundary_before(text, pos) && word_boundary_after(text, end))) {
       pos = end;  // the reference's matches do not overlap: a refused one is not searched again
       continue;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cputrain/text/token_sequence.hpp"
+#include "cputrain/text/utf8.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -39,7 +40,7 @@ class char_positions {
 
  private:
   [[nodiscard]] bool continuation(std::size_t b) const noexcept {
-    return b < text_.size() && (static_cast<unsigned char>(text_[b]) & 0xC0) == 0x80;
+    return b < text_.size() && is_utf8_continuation(text_[b]);
   }
   static std::vector<std::uint32_t>& buffer() {
     thread_local std::vector<std::uint32_t> before;

@@ -37,7 +37,7 @@ class normalized_text {
     text_.assign(original);
     align_.resize(original.size());
     for (std::size_t pos = 0; pos < original.size();) {
-      const std::size_t n = char_length(original, pos);
+      const std::size_t n = utf8_char_length(original, pos);
       for (std::size_t b = pos; b < pos + n; ++b)
         align_[b] = {static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + n)};
       pos += n;
@@ -85,10 +85,6 @@ class normalized_text {
   }
 
  private:
-  static std::size_t char_length(std::string_view s, std::size_t pos) noexcept {
-    const auto b = static_cast<unsigned char>(s[pos]);
-    return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-  }
   void push(char32_t c, text_span a) {
     const std::size_t before = new_text_.size();
     append_utf8(new_text_, c);
@@ -104,7 +100,7 @@ class normalized_text {
 #if CPUTRAIN_DEFINE_FUNCTIONS
 CPUTRAIN_DECL void normalized_text::transform(std::span<const char_change> changes, std::size_t skip) {
   std::size_t pos = 0;
-  for (std::size_t i = 0; i < skip && pos < text_.size(); ++i) pos += char_length(text_, pos);
+  for (std::size_t i = 0; i < skip && pos < text_.size(); ++i) pos += utf8_char_length(text_, pos);
   new_text_.clear();
   new_align_.clear();
   for (const auto& [c, change] : changes) {
@@ -116,8 +112,8 @@ CPUTRAIN_DECL void normalized_text::transform(std::span<const char_change> chang
     } else if (!align_.empty()) {
       a = {align_.back().end, align_.back().end};  // past the end: the reference would fail; keep an empty span
     }
-    if (change <= 0 && pos < text_.size()) pos += char_length(text_, pos);
-    for (int k = 0; k < -change && pos < text_.size(); ++k) pos += char_length(text_, pos);
+    if (change <= 0 && pos < text_.size()) pos += utf8_char_length(text_, pos);
+    for (int k = 0; k < -change && pos < text_.size(); ++k) pos += utf8_char_length(text_, pos);
     push(c, a);
   }
   text_.swap(new_text_);
@@ -127,10 +123,10 @@ CPUTRAIN_DECL void normalized_text::transform(std::span<const char_change> chang
 CPUTRAIN_DECL void normalized_text::strip(bool left, bool right) {
   std::size_t begin = 0, end = text_.size();
   char32_t cp = 0;
-  while (left && begin < end && is_bert_whitespace((decode_utf8(text_, begin, cp), cp))) begin += char_length(text_, begin);
+  while (left && begin < end && is_bert_whitespace((decode_utf8(text_, begin, cp), cp)))
+    begin += utf8_char_length(text_, begin);
   while (right && end > begin) {
-    std::size_t start = end - 1;
-    while (start > begin && (static_cast<unsigned char>(text_[start]) & 0xC0) == 0x80) --start;
+    const std::size_t start = previous_char_start(text_, end, begin);
     (void)decode_utf8(text_, start, cp);
     if (!is_bert_whitespace(cp)) break;
     end = start;

@@ -66,8 +66,8 @@ class precompiled_charsmap {
   std::string_view replacement(std::size_t at) const {
     if (at > strings_.size()) throw text_error("precompiled_charsmap: a rule points past its replacement strings");
     const std::size_t end = std::min(strings_.find('\0', at), strings_.size());
-    const auto lead = at < strings_.size() ? static_cast<unsigned char>(strings_[at]) : 0;
-    if ((lead & 0xC0) == 0x80) throw text_error("precompiled_charsmap: a rule points inside a character");
+    if (at < strings_.size() && is_utf8_continuation(strings_[at]))
+      throw text_error("precompiled_charsmap: a rule points inside a character");
     return std::string_view(strings_).substr(at, end - at);
   }
 

@@ -15,7 +15,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,7 +23,9 @@
 #include <vector>
 
 #include "cputrain/core/separate_compilation.hpp"
+#include "cputrain/text/byte_trie.hpp"
 #include "cputrain/text/text_error.hpp"
+#include "cputrain/text/utf8.hpp"
 
 namespace cputrain::text {
 
@@ -57,15 +58,7 @@ class unigram_model {
   [[nodiscard]] bool byte_fallback() const noexcept { return byte_fallback_; }
 
   /// The id of `token` (the last one, when the vocabulary lists it twice).
-  [[nodiscard]] std::optional<std::int32_t> find(std::string_view token) const noexcept {
-    std::uint32_t node = 0;
-    for (const char c : token) {
-      node = child(node, static_cast<unsigned char>(c));
-      if (node == no_node) return std::nullopt;
-    }
-    if (nodes_[node].id < 0) return std::nullopt;
-    return nodes_[node].id;
-  }
+  [[nodiscard]] std::optional<std::int32_t> find(std::string_view token) const noexcept { return trie_.find(token); }
 
   /// Appends the tokens of `piece` (valid, non-empty UTF-8) to `out`. Throws text_error when the piece needs
   /// <unk> and the model has none.
@@ -88,13 +81,13 @@ class unigram_model {
     const double unk_score = min_score_ - 10.0;
     for (std::size_t start = 0; start < piece.size();) {
       const double so_far = best[start].score;
-      const std::size_t char_bytes = utf8_length(piece, start);
+      const std::size_t char_bytes = std::min(utf8_char_length(piece, start), piece.size() - start);
       bool covers_char = false;
-      std::uint32_t node = 0;
+      std::uint32_t node = byte_trie::root;
       for (std::size_t end = start; end < piece.size();) {
-        node = child(node, static_cast<unsigned char>(piece[end++]));
-        if (node == no_node) break;
-        const std::int32_t id = nodes_[node].id;
+        node = trie_.child(node, static_cast<unsigned char>(piece[end++]));
+        if (node == byte_trie::no_node) break;
+        const std::int32_t id = trie_.value(node);
         if (id < 0) continue;
         offer(best[end], id, start, scores_[static_cast<std::size_t>(id)] + so_far);
         covers_char |= end - start == char_bytes;
@@ -105,30 +98,17 @@ class unigram_model {
     emit(piece, best, out);
   }
 
-  static constexpr std::uint32_t no_node = 0xFFFFFFFFu;
   struct best_path {
     double score = 0.0;
     std::int64_t start = -1;  // -1: no path ends here yet
     std::int32_t id = 0;
   };
-  // Trie nodes: the children of a node are consecutive nodes, sorted by label.
-  struct trie_node {
-    std::uint32_t first_child = 0;
-    std::uint32_t child_count = 0;
-    std::int32_t id = -1;
-    unsigned char label = 0;
-  };
-
   static void offer(best_path& target, std::int32_t id, std::size_t start, double score) {
     if (target.start < 0 || score > target.score) target = {score, static_cast<std::int64_t>(start), id};
   }
   std::int32_t unk() const {
     if (!unk_id_) throw text_error("text: the Unigram model has no unk_id, and a character is not in its vocabulary");
     return *unk_id_;
-  }
-  static std::size_t utf8_length(std::string_view s, std::size_t pos) noexcept {
-    const auto b = static_cast<unsigned char>(s[pos]);
-    return std::min<std::size_t>(b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4, s.size() - pos);
   }
 
   // The best path backwards, runs of <unk> fused into one token, then each token looked up by its text.
@@ -178,57 +158,12 @@ class unigram_model {
     out.push_back({unk(), b, e});
   }
 
-  std::uint32_t child(std::uint32_t node, unsigned char c) const noexcept {
-    if (node == 0) return root_children_[c];
-    const trie_node& n = nodes_[node];
-    const auto* first = nodes_.data() + n.first_child;
-    const auto* last = first + n.child_count;
-    const auto* it = std::lower_bound(first, last, c, [](const trie_node& t, unsigned char v) { return t.label < v; });
-    return it != last && it->label == c ? static_cast<std::uint32_t>(it - nodes_.data()) : no_node;
-  }
-
-  // Breadth first over the tokens sorted by their bytes: each node's children are the runs of the tokens below it
-  // that share the next byte.
-  void build_trie() {
-    std::vector<std::uint32_t> order(vocab_.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return vocab_[a].first < vocab_[b].first; });
-    struct pending {
-      std::uint32_t node, lo, hi, depth;
-    };
-    std::vector<pending> queue{{0, 0, static_cast<std::uint32_t>(order.size()), 0}};
-    nodes_.assign(1, trie_node{});
-    for (std::size_t q = 0; q < queue.size(); ++q) {
-      auto [node, lo, hi, depth] = queue[q];
-      while (lo < hi && vocab_[order[lo]].first.size() == depth) nodes_[node].id = static_cast<std::int32_t>(order[lo++]);
-      nodes_[node].first_child = static_cast<std::uint32_t>(nodes_.size());
-      for (std::uint32_t i = lo; i < hi;) {
-        const char c = vocab_[order[i]].first[depth];
-        std::uint32_t j = i;
-        while (j < hi && vocab_[order[j]].first[depth] == c) ++j;
-        trie_node t;
-        t.label = static_cast<unsigned char>(c);
-        queue.push_back({static_cast<std::uint32_t>(nodes_.size()), i, j, depth + 1});
-        nodes_.push_back(t);
-        ++nodes_[node].child_count;
-        i = j;
-      }
-    }
-    root_children_.fill(no_node);
-    for (std::uint32_t k = 0; k < nodes_[0].child_count; ++k) {
-      const std::uint32_t c = nodes_[0].first_child + k;
-      root_children_[nodes_[c].label] = c;
-    }
-  }
-
   std::vector<std::pair<std::string, double>> vocab_;
   std::vector<double> scores_;  // as the reference reads them
   std::optional<std::int32_t> unk_id_;
   bool byte_fallback_ = false;
   double min_score_ = 0.0;
-  std::vector<trie_node> nodes_;
-  std::array<std::uint32_t, 256> root_children_{};
+  byte_trie trie_;
   std::uint64_t cache_owner_ = new_cache_owner();  // pieces tokenized before (word_cache.hpp)
 };
 
@@ -273,7 +208,8 @@ CPUTRAIN_DECL unigram_model::unigram_model(std::vector<std::pair<std::string, do
   scores_.reserve(vocab_.size());
   for (const auto& entry : vocab_) scores_.push_back(from_json ? score_as_reference_reads(entry.second) : entry.second);
   min_score_ = *std::min_element(scores_.begin(), scores_.end());
-  build_trie();
+  trie_ = byte_trie(vocab_.size(), [&](std::size_t i) -> std::string_view { return vocab_[i].first; },
+                    byte_trie::repeated_key::keeps_last);
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
 

@@ -15,6 +15,26 @@
 
 namespace cputrain::text {
 
+/// Whether `byte` continues a UTF-8 sequence (10xxxxxx) rather than starting a code point.
+[[nodiscard]] constexpr bool is_utf8_continuation(char byte) noexcept {
+  return (static_cast<unsigned char>(byte) & 0xC0) == 0x80;
+}
+
+/// The length in bytes of the code point whose valid UTF-8 starts at byte `pos` of `s`, read from its lead byte.
+[[nodiscard]] inline std::size_t utf8_char_length(std::string_view s, std::size_t pos) noexcept {
+  const auto lead = static_cast<unsigned char>(s[pos]);
+  return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+}
+
+/// The byte position where the code point that ends just before `pos` starts in valid UTF-8 `s`, not before
+/// `floor` (0 < pos, floor < pos).
+[[nodiscard]] inline std::size_t previous_char_start(std::string_view s, std::size_t pos,
+                                                     std::size_t floor = 0) noexcept {
+  std::size_t start = pos - 1;
+  while (start > floor && is_utf8_continuation(s[start])) --start;
+  return start;
+}
+
 /// Decodes the code point starting at byte `pos` of `s` into `cp` and returns its length in bytes, or 0 if the
 /// bytes there are not valid UTF-8.
 inline std::size_t decode_utf8(std::string_view s, std::size_t pos, char32_t& cp) noexcept {
@@ -64,7 +84,7 @@ inline void check_tokenizer_input(std::string_view text) {
 /// Number of code points in valid UTF-8 `s` (continuation bytes are not counted).
 inline std::size_t count_code_points(std::string_view s) noexcept {
   std::size_t count = 0;
-  for (const char c : s) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  for (const char c : s) count += !is_utf8_continuation(c);
   return count;
 }
 
@@ -73,7 +93,7 @@ inline std::size_t count_code_points(std::string_view s) noexcept {
 inline std::size_t byte_position(std::string_view s, std::size_t index) {
   std::size_t seen = 0;
   for (std::size_t pos = 0; pos < s.size(); ++pos) {
-    if ((static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) continue;
+    if (is_utf8_continuation(s[pos])) continue;
     if (seen == index) return pos;
     ++seen;
   }

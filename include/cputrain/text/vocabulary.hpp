@@ -88,8 +88,7 @@ class vocabulary {
   // Rust's str::trim_end: drops trailing White_Space, which also takes the '\r' of CRLF files.
   static std::string_view trim_end(std::string_view line) {
     while (!line.empty()) {
-      std::size_t start = line.size() - 1;
-      while (start > 0 && (static_cast<unsigned char>(line[start]) & 0xC0) == 0x80) --start;
+      const std::size_t start = previous_char_start(line, line.size());
       char32_t cp = 0;
       if (decode_utf8(line, start, cp) == 0 || !is_bert_whitespace(cp)) break;
       line.remove_suffix(line.size() - start);
