@@ -22,6 +22,10 @@
 //   pairs  tests/text/data/unigram_pair_reference.jsonl: (question, context cut at 240 code points) of the SQuAD
 //          files and pairs of the Unigram texts, encoded with the special tokens by xlmr_cut: ids, type ids,
 //          offsets, special-tokens mask, word ids, sequence ids (-1 for none).
+//   normalizers  tests/text/data/unigram_normalizers_reference.jsonl: xlmr_cut with its normalizer replaced by each
+//          of `normalizerVariants` below (Unicode's four forms, Lowercase, and sequences of them with Strip and
+//          Replace), for each nasty text and Unigram text: the variant's index and JSON, the text, and, with the
+//          special tokens, ids, offsets and word ids (-1 for none), and the normalizer's own output.
 //   sweep  tests/text/data/unigram_sweep.json: a hash (tokenizer_reference_common.cjs's fnv of ids and offsets) of
 //          xlmr_cut's encoding, without special tokens, of every Unicode code point but the surrogates, in blocks
 //          of 4096 from 0: each code point c of the block, in order, appends
@@ -36,7 +40,7 @@ const { squadTexts, fnv } = require('./tokenizer_reference_common.cjs');
 
 const [mode, ...squadFiles] = process.argv.slice(2);
 if (!mode) {
-  console.error('usage: make_unigram_reference.cjs texts|pairs|sweep [squad.json...]');
+  console.error('usage: make_unigram_reference.cjs texts|pairs|sweep|normalizers [squad.json...]');
   process.exit(2);
 }
 const root = path.resolve(__dirname, '..');
@@ -167,6 +171,41 @@ function sweepText(first) {
   return text;
 }
 
+// The normalizers of tokenizer.json files on the Hub beyond XLM-R's Precompiled one: Unicode's forms alone (NFKC in
+// ALBERT-style and many multilingual files), and in sequences with Lowercase, Strip and Replace.
+const normalizerVariants = [
+  { type: 'NFC' },
+  { type: 'NFD' },
+  { type: 'NFKC' },
+  { type: 'NFKD' },
+  { type: 'Lowercase' },
+  { type: 'Sequence', normalizers: [{ type: 'NFKC' }, { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }] },
+  { type: 'Sequence', normalizers: [{ type: 'NFKD' }, { type: 'Lowercase' }] },
+  { type: 'Sequence', normalizers: [{ type: 'Lowercase' }, { type: 'NFC' },
+                                    { type: 'Strip', strip_left: true, strip_right: true }] },
+];
+
+async function normalizers() {
+  const base = JSON.parse(fs.readFileSync(path.join(dataDir, 'xlmr_cut/tokenizer.json'), 'utf8'));
+  const all = [...new Set([...nastyTexts, ...unigramTexts])];
+  const out = [];
+  for (const [index, variant] of normalizerVariants.entries()) {
+    const t = tk.Tokenizer.fromString(JSON.stringify({ ...base, normalizer: variant }));
+    await checkOffsets(t);
+    const normalizer = t.getNormalizer();
+    for (const text of all) {
+      const e = await t.encode(text, null, { addSpecialTokens: true });
+      out.push(JSON.stringify({
+        variant: index, normalizer: variant, text, ids: e.getIds(), offsets: e.getOffsets(),
+        word_ids: orNone(e.getWordIds()), normalized: normalizer.normalizeString(text),
+      }));
+    }
+  }
+  const file = path.join(dataDir, 'unigram_normalizers_reference.jsonl');
+  fs.writeFileSync(file, out.join('\n') + '\n');
+  console.error(`wrote ${file}: ${out.length} encodings, ${normalizerVariants.length} normalizers`);
+}
+
 async function sweep() {
   const cut = load('xlmr_cut');
   await checkOffsets(cut);
@@ -184,5 +223,6 @@ async function sweep() {
   if (mode === 'texts') await texts();
   else if (mode === 'pairs') await pairs();
   else if (mode === 'sweep') await sweep();
+  else if (mode === 'normalizers') await normalizers();
   else { console.error(`unknown mode ${mode}`); process.exit(2); }
 })().catch(e => { console.error(e); process.exit(1); });

@@ -28,6 +28,7 @@
 #include "cputrain/text/tokenizer_json.hpp"        // IWYU pragma: export
 #include "cputrain/text/tokenizer_json_writer.hpp" // IWYU pragma: export
 #include "cputrain/text/truncation.hpp"            // IWYU pragma: export
+#include "cputrain/text/unicode_forms.hpp"         // IWYU pragma: export
 #include "cputrain/text/unigram_files.hpp"         // IWYU pragma: export
 #include "cputrain/text/unigram_json.hpp"          // IWYU pragma: export
 #include "cputrain/text/unigram_json_writer.hpp"   // IWYU pragma: export

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/text/load_tokenizer.hpp"
+#include "cputrain/text/normalized_text.hpp"
 #include "cputrain/text/tokenizer.hpp"
 #include "cputrain/text/unigram_json_writer.hpp"
 #include "cputrain/text/unigram_tokenizer.hpp"
@@ -177,6 +178,44 @@ TEST_CASE("a Unigram tokenizer written back as tokenizer.json keeps the file's s
   CHECK(t.id_to_token(2001) == std::optional<std::string>("<mask>"));
   CHECK(t.id_to_token(5) == std::optional<std::string>(std::get<unigram_tokenizer>(t.get()).model().vocab()[5].first));
   CHECK(t.id_to_token(2002) == std::nullopt);
+}
+
+TEST_CASE("NFC, NFD, NFKC, NFKD and Lowercase normalizers, alone and in sequences, encode as Hugging Face's do") {
+  // xlmr_cut with its normalizer replaced by each variant of scripts/make_unigram_reference.cjs's normalizers mode.
+  const auto refs = records("unigram_normalizers_reference.jsonl");
+  REQUIRE(refs.size() > 400);
+  std::ifstream in(data("xlmr_cut/tokenizer.json"));
+  REQUIRE(in);
+  const auto base = nlohmann::ordered_json::parse(in);
+  cputrain::test::temp_dir dir;
+  std::optional<tokenizer> t;
+  int loaded = -1;
+  std::size_t written_back = 0;
+  for (const auto& r : refs) {
+    INFO("normalizer: " << r["normalizer"].dump() << ", text: " << r["text"].dump());
+    if (r["variant"].get<int>() != loaded) {
+      auto json = base;
+      json["normalizer"] = r["normalizer"];
+      const auto file = dir.path() / ("variant-" + std::to_string(r["variant"].get<int>()) + ".json");
+      std::ofstream(file) << json.dump();
+      t.emplace(load_tokenizer_json(file));
+      loaded = r["variant"].get<int>();
+      // Written back, the normalizer is the file's.
+      const auto& unigram = std::get<unigram_tokenizer>(t->get());
+      const auto written = to_tokenizer_json(unigram, t->specials())["normalizer"].dump();
+      written_back += nlohmann::json::parse(written) == r["normalizer"];
+    }
+    const std::string text = r["text"];
+    const encoding e = t->encode(text);
+    CHECK(e.ids == r["ids"].get<std::vector<std::int32_t>>());
+    CHECK(char_spans(e.offsets) == r["offsets"].get<spans>());
+    CHECK(e.word_ids == r["word_ids"].get<std::vector<std::int32_t>>());
+    check_byte_offsets(text, e);
+    normalized_text normalized(text);
+    std::get<unigram_tokenizer>(t->get()).normalizer().apply(normalized);
+    CHECK(normalized.str() == r["normalized"].get<std::string>());
+  }
+  CHECK(written_back == 8);
 }
 
 TEST_CASE("scores are used as Hugging Face reads them from JSON: digits over a power of ten") {

@@ -1,5 +1,6 @@
-// cputrain::text::normalizer_chain — the normalizers a SentencePiece tokenizer.json lists (Precompiled, Strip,
-// Replace, in a Sequence or alone), applied in order to a normalized_text so that alignments follow each rewrite.
+// cputrain::text::normalizer_chain — the normalizers a SentencePiece tokenizer.json lists (Precompiled, NFC, NFD,
+// NFKC, NFKD, Lowercase, Strip, Replace, in a Sequence or alone), applied in order to a normalized_text so that
+// alignments follow each rewrite.
 // Replace takes a literal string or a regex of one repeated character ("X{n,}", "X+"): the patterns Hugging Face's
 // converters write; any other regex is refused when the file is read.
 #pragma once
@@ -15,6 +16,7 @@
 
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/normalized_text.hpp"
+#include "cputrain/text/unicode_forms.hpp"
 
 namespace cputrain::text {
 
@@ -31,9 +33,12 @@ struct replace_step {
   std::string regex;        // the regex as the file wrote it (empty for a literal), to write back
 };
 
+struct lowercase_step {};
+
 class normalizer_chain {
  public:
-  using step = std::variant<std::shared_ptr<const precompiled_charsmap>, strip_step, replace_step>;
+  using step =
+      std::variant<std::shared_ptr<const precompiled_charsmap>, strip_step, replace_step, unicode_form, lowercase_step>;
 
   normalizer_chain() = default;
   explicit normalizer_chain(std::vector<step> steps) : steps_(std::move(steps)) {}
@@ -71,6 +76,10 @@ CPUTRAIN_DECL void normalizer_chain::apply(normalized_text& text) const {
       (*map)->normalize(text);
     } else if (const auto* strip = std::get_if<strip_step>(&s)) {
       text.strip(strip->left, strip->right);
+    } else if (const auto* form = std::get_if<unicode_form>(&s)) {
+      apply_unicode_form(text, *form);
+    } else if (std::holds_alternative<lowercase_step>(s)) {
+      apply_lowercase(text);
     } else {
       replace(std::get<replace_step>(s), text);
     }

@@ -103,7 +103,8 @@ inline std::optional<replace_step> repeated_char_regex(const std::string& regex)
 
 inline void read_normalizer(const json_at& n, std::vector<normalizer_chain::step>& steps) {
   if (n.is_null()) return;
-  const std::string type = n.type({"Sequence", "Precompiled", "Strip", "Replace"});
+  const std::string type =
+      n.type({"Sequence", "Precompiled", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "Replace"});
   if (type == "Sequence") {
     const json_at list = n["normalizers"];
     if (!list.value().is_array()) list.expected("an array of normalizers");
@@ -118,6 +119,13 @@ inline void read_normalizer(const json_at& n, std::vector<normalizer_chain::step
     } catch (const text_error& e) {
       map.fail(std::string("is refused: ") + e.what());
     }
+  } else if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") {
+    steps.emplace_back(type == "NFC"    ? unicode_form::nfc
+                       : type == "NFD"  ? unicode_form::nfd
+                       : type == "NFKC" ? unicode_form::nfkc
+                                        : unicode_form::nfkd);
+  } else if (type == "Lowercase") {
+    steps.emplace_back(lowercase_step{});
   } else if (type == "Strip") {
     steps.emplace_back(strip_step{n["strip_left"].boolean(false), n["strip_right"].boolean(false)});
   } else {

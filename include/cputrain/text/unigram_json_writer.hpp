@@ -34,6 +34,11 @@ inline nlohmann::ordered_json normalizer_json(const normalizer_chain& chain) {
       list.push_back({{"type", "Precompiled"}, {"precompiled_charsmap", encode_base64((*map)->blob())}});
     } else if (const auto* strip = std::get_if<strip_step>(&step)) {
       list.push_back({{"type", "Strip"}, {"strip_left", strip->left}, {"strip_right", strip->right}});
+    } else if (const auto* form = std::get_if<unicode_form>(&step)) {
+      static constexpr const char* names[] = {"NFC", "NFD", "NFKC", "NFKD"};
+      list.push_back({{"type", names[static_cast<int>(*form)]}});
+    } else if (std::holds_alternative<lowercase_step>(step)) {
+      list.push_back({{"type", "Lowercase"}});
     } else {
       const auto& r = std::get<replace_step>(step);
       nlohmann::ordered_json pattern;
