@@ -75,6 +75,46 @@ class normalized_text {
   /// the alignment of the match's last byte (the reference inserts them after removing the match).
   void replace(std::span<const std::pair<std::size_t, std::size_t>> matches, std::string_view content);
 
+  /// Keeps the characters `keep(c)` is true for, as the reference's filter does: each kept character removes the
+  /// ones dropped after it, and the ones dropped before the first kept character are skipped.
+  template <class Keep>
+  void filter(Keep keep) {
+    thread_local std::vector<char_change> changes;
+    changes.clear();
+    int removed = 0;
+    std::size_t skip = 0;
+    bool kept_one = false;
+    char32_t last = 0;
+    for (std::size_t pos = 0; pos < text_.size();) {
+      char32_t c = 0;
+      pos += decode_utf8(text_, pos, c);
+      if (!keep(c)) {
+        ++removed;
+        continue;
+      }
+      if (kept_one) changes.push_back({last, -removed});
+      else skip = static_cast<std::size_t>(removed);
+      kept_one = true;
+      last = c;
+      removed = 0;
+    }
+    if (kept_one) changes.push_back({last, -removed});
+    transform(changes, skip);
+  }
+
+  /// Replaces each character c with `to(c)`, one for one.
+  template <class To>
+  void map(To to) {
+    thread_local std::vector<char_change> changes;
+    changes.clear();
+    for (std::size_t pos = 0; pos < text_.size();) {
+      char32_t c = 0;
+      pos += decode_utf8(text_, pos, c);
+      changes.push_back({to(c), 0});
+    }
+    transform(changes);
+  }
+
   /// Puts `content` before a non-empty text, aligned to its first character (the reference replaces that character
   /// with the content's first and inserts the rest).
   void prepend(std::string_view content) {

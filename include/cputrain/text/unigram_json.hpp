@@ -103,8 +103,8 @@ inline std::optional<replace_step> repeated_char_regex(const std::string& regex)
 
 inline void read_normalizer(const json_at& n, std::vector<normalizer_chain::step>& steps) {
   if (n.is_null()) return;
-  const std::string type =
-      n.type({"Sequence", "Precompiled", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "Replace"});
+  const std::string type = n.type({"Sequence", "Precompiled", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents",
+                                   "Strip", "Replace", "Prepend", "Nmt", "BertNormalizer", "ByteLevel"});
   if (type == "Sequence") {
     const json_at list = n["normalizers"];
     if (!list.value().is_array()) list.expected("an array of normalizers");
@@ -126,6 +126,21 @@ inline void read_normalizer(const json_at& n, std::vector<normalizer_chain::step
                                         : unicode_form::nfkd);
   } else if (type == "Lowercase") {
     steps.emplace_back(lowercase_step{});
+  } else if (type == "StripAccents") {
+    steps.emplace_back(strip_accents_step{});
+  } else if (type == "Prepend") {
+    steps.emplace_back(prepend_step{n["prepend"].string()});
+  } else if (type == "Nmt") {
+    steps.emplace_back(nmt_step{});
+  } else if (type == "ByteLevel") {
+    steps.emplace_back(byte_level_step{});
+  } else if (type == "BertNormalizer") {
+    bert_normalizer_step b;
+    b.clean_text = n["clean_text"].boolean(true);
+    b.handle_chinese_chars = n["handle_chinese_chars"].boolean(true);
+    if (!n["strip_accents"].is_null()) b.strip_accents = n["strip_accents"].boolean(false);
+    b.lowercase = n["lowercase"].boolean(true);
+    steps.emplace_back(b);
   } else if (type == "Strip") {
     steps.emplace_back(strip_step{n["strip_left"].boolean(false), n["strip_right"].boolean(false)});
   } else {

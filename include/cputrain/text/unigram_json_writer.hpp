@@ -39,6 +39,20 @@ inline nlohmann::ordered_json normalizer_json(const normalizer_chain& chain) {
       list.push_back({{"type", names[static_cast<int>(*form)]}});
     } else if (std::holds_alternative<lowercase_step>(step)) {
       list.push_back({{"type", "Lowercase"}});
+    } else if (std::holds_alternative<strip_accents_step>(step)) {
+      list.push_back({{"type", "StripAccents"}});
+    } else if (const auto* prepend = std::get_if<prepend_step>(&step)) {
+      list.push_back({{"type", "Prepend"}, {"prepend", prepend->content}});
+    } else if (std::holds_alternative<nmt_step>(step)) {
+      list.push_back({{"type", "Nmt"}});
+    } else if (std::holds_alternative<byte_level_step>(step)) {
+      list.push_back({{"type", "ByteLevel"}});
+    } else if (const auto* b = std::get_if<bert_normalizer_step>(&step)) {
+      nlohmann::ordered_json strip_accents = nullptr;
+      if (b->strip_accents) strip_accents = *b->strip_accents;
+      list.push_back({{"type", "BertNormalizer"}, {"clean_text", b->clean_text},
+                      {"handle_chinese_chars", b->handle_chinese_chars}, {"strip_accents", strip_accents},
+                      {"lowercase", b->lowercase}});
     } else {
       const auto& r = std::get<replace_step>(step);
       nlohmann::ordered_json pattern;
