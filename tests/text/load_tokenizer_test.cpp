@@ -116,7 +116,13 @@ TEST_CASE("WordPiece tokenizer.json settings cputrain does not implement are ref
   CHECK_THAT(refusal([](json& j) { j["post_processor"]["special_tokens"].erase("[SEP]"); }),
              Catch::Contains("post_processor.special_tokens has no entry for \"[SEP]\""));
   CHECK_THAT(refusal([](json& j) { j["post_processor"] = {{"type", "Sequence"}}; }),
-             Catch::Contains("post_processor.type is \"Sequence\""));
+             Catch::Contains("post_processor.processors is null, expected an array of post-processors"));
+  CHECK_THAT(refusal([](json& j) {
+               j["post_processor"] = {{"type", "Sequence"}, {"processors", {j["post_processor"], j["post_processor"]}}};
+             }),
+             Catch::Contains("post_processor.processors[1] adds special tokens after another post-processor"));
+  CHECK_THAT(refusal([](json& j) { j["post_processor"] = {{"type", "Passthrough"}}; }),
+             Catch::Contains("post_processor.type is \"Passthrough\""));
   CHECK_THAT(refusal([](json& j) { j["model"] = {{"type", "WordLevel"}, {"vocab", json::object()}}; }),
              Catch::Contains("model.type is \"WordLevel\"") && Catch::Contains("\"Unigram\""));
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,6 +75,44 @@ TEST_CASE("pairs and single texts in BERT's layout equal Hugging Face's, from to
   check_against(from_json, reference("bert"));
   const tokenizer from_vocab(load_bert_tokenizer(*vocab));
   check_against(from_vocab, reference("bert"));
+}
+
+TEST_CASE("each post-processor of a byte-level tokenizer.json places and trims as Hugging Face's does") {
+  // The byte-level cut with its post_processor replaced (scripts/make_byte_level_reference.cjs post_processors):
+  // RobertaProcessing with and without trimming, TemplateProcessing alone (which trims nothing), Sequences of
+  // ByteLevel and TemplateProcessing, BertProcessing, ByteLevel alone, none.
+  std::ifstream in(data("byte_level_post_processor_reference.jsonl"));
+  REQUIRE(in);
+  std::ifstream base_in(data("gpt2_cut/tokenizer.json"));
+  REQUIRE(base_in);
+  const auto base = nlohmann::ordered_json::parse(base_in);
+  const cputrain::test::temp_dir dir;
+  std::optional<tokenizer> t;
+  int loaded = -1;
+  std::size_t records = 0;
+  for (std::string line; std::getline(in, line); ++records) {
+    const auto r = nlohmann::json::parse(line);
+    if (r["variant"].get<int>() != loaded) {
+      auto json = base;
+      json["post_processor"] = r["post_processor"];
+      const auto file = dir.path() / ("variant-" + std::to_string(r["variant"].get<int>()) + ".json");
+      std::ofstream(file) << json.dump();
+      t.emplace(load_tokenizer(file));
+      loaded = r["variant"].get<int>();
+    }
+    const std::string a = r["text"];
+    INFO("post_processor: " << r["post_processor"].dump() << "\na: " << r["text"].dump()
+                            << "\nb: " << r["pair"].dump());
+    const encoding e = r["pair"].is_null() ? t->encode(a) : t->encode_pair(a, r["pair"].get<std::string>());
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> offsets;
+    for (const auto& span : e.offsets) offsets.emplace_back(span.begin, span.end);
+    CHECK(e.ids == r["ids"].get<std::vector<std::int32_t>>());
+    CHECK(e.type_ids == r["type_ids"].get<std::vector<std::int32_t>>());
+    CHECK(offsets == r["offsets"].get<std::vector<std::pair<std::uint32_t, std::uint32_t>>>());
+    CHECK(e.word_ids == r["word_ids"].get<std::vector<std::int32_t>>());
+  }
+  CHECK(loaded == 7);
+  CHECK(records > 250);
 }
 
 TEST_CASE("pairs and single texts in RoBERTa's layout equal Hugging Face's: <s> A </s></s> B </s>, type ids 0") {

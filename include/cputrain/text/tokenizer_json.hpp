@@ -221,8 +221,8 @@ inline special_tokens read_template_processing(const json_at& post) {
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 /// The layout and tokens of a post_processor: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel (which
-/// adds nothing) or none. `trim_offsets` receives RobertaProcessing's and ByteLevel's switch (true when unset; false
-/// without a post-processor, which trims nothing).
+/// adds nothing), a Sequence of these, or none. `trim_offsets` receives RobertaProcessing's and ByteLevel's switch
+/// (true when unset); TemplateProcessing, BertProcessing and no post-processor trim nothing.
 CPUTRAIN_DECL special_tokens read_post_processor(const json_at& post, bool* trim_offsets = nullptr);
 
 /// tokenizer.json's "truncation": {"max_length", "strategy" (LongestFirst, OnlyFirst, OnlySecond), "stride",
@@ -289,13 +289,36 @@ CPUTRAIN_DECL std::vector<added_token> read_added_tokens(const json_at& list) {
   return out;
 }
 
+// A Sequence of post-processors: the offsets are trimmed if any of them trims, and at most one adds special tokens.
+inline special_tokens read_post_processor_sequence(const json_at& post, bool* trim_offsets) {
+  const json_at list = post["processors"];
+  if (!list.value().is_array()) list.expected("an array of post-processors");
+  special_tokens out;
+  bool trims = false;
+  for (std::size_t i = 0; i < list.value().size(); ++i) {
+    bool step_trims = false;
+    special_tokens step = read_post_processor(list.at(i), &step_trims);
+    trims = trims || step_trims;
+    if (step.layout == special_layout::none) continue;
+    if (out.layout != special_layout::none)
+      list.at(i).fail("adds special tokens after another post-processor of the sequence did; cputrain implements one");
+    out = step;
+  }
+  if (trim_offsets) *trim_offsets = trims;
+  return out;
+}
+
 CPUTRAIN_DECL special_tokens read_post_processor(const json_at& post, bool* trim_offsets) {
   if (post.is_null()) {
     if (trim_offsets) *trim_offsets = false;
     return {};
   }
-  const std::string type = post.type({"TemplateProcessing", "BertProcessing", "RobertaProcessing", "ByteLevel"});
-  if (trim_offsets) *trim_offsets = post["trim_offsets"].boolean(true);
+  const std::string type =
+      post.type({"TemplateProcessing", "BertProcessing", "RobertaProcessing", "ByteLevel", "Sequence"});
+  if (type == "Sequence") return read_post_processor_sequence(post, trim_offsets);
+  // Only RobertaProcessing and ByteLevel trim; TemplateProcessing and BertProcessing leave the offsets as they are.
+  if (trim_offsets)
+    *trim_offsets = (type == "RobertaProcessing" || type == "ByteLevel") && post["trim_offsets"].boolean(true);
   if (type == "TemplateProcessing") return read_template_processing(post);
   special_tokens out;
   if (type == "ByteLevel") return out;
