@@ -113,7 +113,7 @@ TEST_CASE("with thousands of tokens sharing prefixes, the segments are those of 
   std::mt19937 random(7);
   const std::vector<std::string> pieces{"<extra_id_", "1", "2", "9", ">", "<", "id", "_", " ", "x", "<extra"};
   std::size_t tokens_found = 0;
-  for (int round = 0; round < 200; ++round) {
+  for (int round = 0; round < 60; ++round) {
     std::string text;
     for (int k = 0; k < 40; ++k) text += pieces[random() % pieces.size()];
     std::vector<text_segment> got;
@@ -122,7 +122,7 @@ TEST_CASE("with thousands of tokens sharing prefixes, the segments are those of 
     REQUIRE(render(text, got) == render(text, expected));
     for (const auto& s : got) tokens_found += s.token >= 0;
   }
-  CHECK(tokens_found > 2000);  // the texts do hit the tokens, long and short
+  CHECK(tokens_found > 600);  // the texts do hit the tokens, long and short
 }
 
 }  // namespace added_tokens_test
