@@ -168,12 +168,9 @@ function writeClasses() {
 // every code point splits as there.
 #pragma once
 
-namespace cputrain::text::detail {
+#include "cputrain/text/detail/code_point_ranges.hpp"
 
-struct code_point_range {
-  char32_t first;
-  char32_t last;
-};
+namespace cputrain::text::detail {
 
 `;
   for (const [name, list] of Object.entries(referenceClasses())) {

@@ -37,14 +37,6 @@ namespace cputrain::text {
 /// The class of a code point in GPT-2's pattern.
 enum class gpt2_class : std::uint8_t { letter, number, space, other };
 
-namespace detail {
-[[nodiscard]] inline bool in_ranges(std::span<const code_point_range> ranges, char32_t cp) noexcept {
-  const auto it = std::upper_bound(ranges.begin(), ranges.end(), cp,
-                                   [](char32_t value, const code_point_range& r) { return value < r.first; });
-  return it != ranges.begin() && cp <= (it - 1)->last;
-}
-}  // namespace detail
-
 /// \p{L}, \p{N} and \s as the reference's regex engine answers them: its tables of letters and numbers (generated
 /// from it: detail/gpt2_char_classes.hpp), and Unicode White_Space.
 [[nodiscard]] inline gpt2_class gpt2_class_of(char32_t cp) noexcept {

@@ -7,9 +7,7 @@
 
 #include "cputrain/text/precompiled_charsmap.hpp"
 
-#include <algorithm>
 #include <cstddef>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,21 +37,8 @@ struct replace_step {
   std::string regex;        // the regex as the file wrote it (empty for a literal), to write back
 };
 
-namespace detail {
-
-/// Whether StripAccents removes `c`: the reference's own table, since marks assigned after its Unicode version are
-/// kept there.
-inline bool is_reference_combining_mark(char32_t c) noexcept {
-  const auto* end = std::end(reference_combining_marks);
-  const auto* it = std::upper_bound(std::begin(reference_combining_marks), end, c,
-                                    [](char32_t v, const mark_range& r) { return v < r.first; });
-  return it != std::begin(reference_combining_marks) && c <= std::prev(it)->last;
-}
-
-}  // namespace detail
-
 struct lowercase_step {};
-struct strip_accents_step {};  // drops every combining mark (detail::is_reference_combining_mark)
+struct strip_accents_step {};  // drops every combining mark (detail/reference_combining_marks.hpp)
 struct prepend_step {
   std::string content;
 };
@@ -121,7 +106,8 @@ CPUTRAIN_DECL void normalizer_chain::apply_step(const step& s, normalized_text& 
   } else if (std::holds_alternative<lowercase_step>(s)) {
     apply_lowercase(text);
   } else if (std::holds_alternative<strip_accents_step>(s)) {
-    text.filter([](char32_t c) { return !detail::is_reference_combining_mark(c); });
+    // The reference's own table: marks assigned after its Unicode version are kept there.
+    text.filter([](char32_t c) { return !detail::in_ranges(detail::reference_combining_marks, c); });
   } else if (const auto* prepend = std::get_if<prepend_step>(&s)) {
     text.prepend(prepend->content);
   } else if (std::holds_alternative<nmt_step>(s)) {

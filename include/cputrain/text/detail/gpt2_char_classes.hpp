@@ -5,12 +5,9 @@
 // every code point splits as there.
 #pragma once
 
-namespace cputrain::text::detail {
+#include "cputrain/text/detail/code_point_ranges.hpp"
 
-struct code_point_range {
-  char32_t first;
-  char32_t last;
-};
+namespace cputrain::text::detail {
 
 inline constexpr code_point_range gpt2_letter_ranges[] = {
     {0x00AA, 0x00AA},

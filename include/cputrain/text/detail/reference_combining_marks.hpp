@@ -5,14 +5,11 @@
 // since.
 #pragma once
 
+#include "cputrain/text/detail/code_point_ranges.hpp"
+
 namespace cputrain::text::detail {
 
-struct mark_range {
-  char32_t first;
-  char32_t last;
-};
-
-inline constexpr mark_range reference_combining_marks[] = {
+inline constexpr code_point_range reference_combining_marks[] = {
     {0x0300, 0x036F},
     {0x0483, 0x0489},
     {0x0591, 0x05BD},
