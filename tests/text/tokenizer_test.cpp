@@ -20,6 +20,7 @@
 #include "cputrain/text/tokenizer.hpp"
 #include "support/conformance_data.hpp"
 #include "support/temp_dir.hpp"
+#include "support/tokenizer_json_variant.hpp"
 #include "support/wordpiece_json.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
@@ -93,12 +94,9 @@ TEST_CASE("each post-processor of a byte-level tokenizer.json places and trims a
   for (std::string line; std::getline(in, line); ++records) {
     const auto r = nlohmann::json::parse(line);
     if (r["variant"].get<int>() != loaded) {
-      auto json = base;
-      json["post_processor"] = r["post_processor"];
-      const auto file = dir.path() / ("variant-" + std::to_string(r["variant"].get<int>()) + ".json");
-      std::ofstream(file) << json.dump();
-      t.emplace(load_tokenizer(file));
       loaded = r["variant"].get<int>();
+      t.emplace(load_tokenizer(
+          cputrain::test::write_tokenizer_json_variant(base, "post_processor", r["post_processor"], loaded, dir.path())));
     }
     const std::string a = r["text"];
     INFO("post_processor: " << r["post_processor"].dump() << "\na: " << r["text"].dump()

@@ -24,6 +24,7 @@
 #include "cputrain/text/unigram_tokenizer.hpp"
 #include "cputrain/text/utf8.hpp"
 #include "support/temp_dir.hpp"
+#include "support/tokenizer_json_variant.hpp"
 #include "support/token_hash.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
@@ -194,12 +195,9 @@ TEST_CASE("each of Hugging Face's normalizers, alone and in sequences, gives its
   for (const auto& r : refs) {
     INFO("normalizer: " << r["normalizer"].dump() << ", text: " << r["text"].dump());
     if (r["variant"].get<int>() != loaded) {
-      auto json = base;
-      json["normalizer"] = r["normalizer"];
-      const auto file = dir.path() / ("variant-" + std::to_string(r["variant"].get<int>()) + ".json");
-      std::ofstream(file) << json.dump();
-      t.emplace(load_tokenizer_json(file));
       loaded = r["variant"].get<int>();
+      t.emplace(load_tokenizer_json(
+          cputrain::test::write_tokenizer_json_variant(base, "normalizer", r["normalizer"], loaded, dir.path())));
       // Written back, the normalizer is the file's.
       const auto& unigram = std::get<unigram_tokenizer>(t->get());
       const auto written = to_tokenizer_json(unigram, t->specials())["normalizer"].dump();
