@@ -95,8 +95,9 @@ TEST_CASE("each post-processor of a byte-level tokenizer.json places and trims a
     const auto r = nlohmann::json::parse(line);
     if (r["variant"].get<int>() != loaded) {
       loaded = r["variant"].get<int>();
-      t.emplace(load_tokenizer(
-          cputrain::test::write_tokenizer_json_variant(base, "post_processor", r["post_processor"], loaded, dir.path())));
+      const auto file =
+          cputrain::test::write_tokenizer_json_variant(base, "post_processor", r["post_processor"], loaded, dir.path());
+      t.emplace(load_tokenizer(file));
     }
     const std::string a = r["text"];
     INFO("post_processor: " << r["post_processor"].dump() << "\na: " << r["text"].dump()
