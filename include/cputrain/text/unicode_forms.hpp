@@ -65,7 +65,8 @@ struct classed_change {
 
 // Decomposes each character and puts each run of combining marks in canonical order (a stable sort by class).
 inline void decompose_in_order(std::string_view text, bool compatibility, std::vector<char_change>& out) {
-  std::vector<classed_change> pending;  // the marks after the last starter, not yet ordered
+  thread_local std::vector<classed_change> pending;  // the last starter and the marks after it, not yet ordered
+  pending.clear();
   const auto flush = [&] {
     std::stable_sort(pending.begin(), pending.end(),
                      [](const classed_change& a, const classed_change& b) { return a.cls < b.cls; });
@@ -99,12 +100,14 @@ CPUTRAIN_DECL void unicode_form_changes(std::string_view text, unicode_form form
     detail::decompose_in_order(text, compatibility, out);
     return;
   }
-  std::vector<char_change> decomposed;
+  thread_local std::vector<char_change> decomposed;
+  decomposed.clear();
   detail::decompose_in_order(text, compatibility, decomposed);
   // Composition: `starter` collects the marks that compose into it; the marks it cannot take wait in `blocked`,
   // in order, and follow it out. A mark of a class not above the last waiting one's is blocked from the starter.
   std::optional<char_change> starter;
-  std::vector<char_change> blocked;
+  thread_local std::vector<char_change> blocked;
+  blocked.clear();
   int last_blocked_class = -1;  // -1: none waiting
   const auto emit_starter = [&] {
     out.push_back(*starter);
