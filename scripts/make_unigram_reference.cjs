@@ -27,6 +27,11 @@
 //          BertNormalizer, ByteLevel, and sequences of them with Strip and Replace), for each nasty text and Unigram
 //          text: the variant's index and JSON, the text, and, with the
 //          special tokens, ids, offsets and word ids (-1 for none), and the normalizer's own output.
+//   forms  /tmp/reference_unicode_forms.json, for scripts/make_unicode_form_overrides.py: the reference's NFD, NFKD
+//          and lower case of every code point where they change it, and the code points its NFD moves before U+0345
+//          (a non-zero combining class); and tests/text/data/unicode_forms_sweep.json: a 32-bit FNV-1a hash of the
+//          UTF-8 of NFC, NFD, NFKC, NFKD, Lowercase and StripAccents applied to each block of 4096 code points, each
+//          code point c appended as "a" + c + U+0301 + c + " ".
 //   marks  include/cputrain/text/detail/reference_combining_marks.hpp: the code points the StripAccents normalizer
 //          removes (the reference crate's combining marks, general category M in its Unicode version), as ranges.
 //   sweep  tests/text/data/unigram_sweep.json: a hash (tokenizer_reference_common.cjs's fnv of ids and offsets) of
@@ -43,7 +48,7 @@ const { squadTexts, fnv } = require('./tokenizer_reference_common.cjs');
 
 const [mode, ...squadFiles] = process.argv.slice(2);
 if (!mode) {
-  console.error('usage: make_unigram_reference.cjs texts|pairs|sweep|normalizers|marks [squad.json...]');
+  console.error('usage: make_unigram_reference.cjs texts|pairs|sweep|normalizers|marks|forms [squad.json...]');
   process.exit(2);
 }
 const root = path.resolve(__dirname, '..');
@@ -220,6 +225,52 @@ async function normalizers() {
   console.error(`wrote ${file}: ${out.length} encodings, ${normalizerVariants.length} normalizers`);
 }
 
+const formsSweepBlock = 4096;
+
+async function forms() {
+  const normalizers = {
+    NFC: tk.nfcNormalizer(), NFD: tk.nfdNormalizer(), NFKC: tk.nfkcNormalizer(), NFKD: tk.nfkdNormalizer(),
+    Lowercase: tk.lowercase(), StripAccents: tk.stripAccentsNormalizer(),
+  };
+  const codePointsOf = s => Array.from(s).map(ch => ch.codePointAt(0));
+  const facts = { nfd: {}, nfkd: {}, lower: {}, marks: [] };
+  for (let c = 0; c < 0x110000; ++c) {
+    if (c >= 0xD800 && c <= 0xDFFF) continue;
+    const ch = String.fromCodePoint(c);
+    const d = normalizers.NFD.normalizeString(ch);
+    const kd = normalizers.NFKD.normalizeString(ch);
+    const lower = normalizers.Lowercase.normalizeString(ch);
+    if (d !== ch) facts.nfd[c] = codePointsOf(d);
+    if (kd !== ch) facts.nfkd[c] = codePointsOf(kd);
+    if (lower !== ch) facts.lower[c] = codePointsOf(lower);
+    // U+0345 has the highest class (240): a character NFD puts before it has a class between 1 and 239.
+    const moved = normalizers.NFD.normalizeString('a\u0345' + ch) !== 'a\u0345' + ch;
+    if (d === ch && c !== 0x345 && moved) facts.marks.push(c);
+  }
+  fs.writeFileSync('/tmp/reference_unicode_forms.json', JSON.stringify(facts));
+  const fnv32 = bytes => {
+    let h = 0x811c9dc5;
+    for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+    return h >>> 0;
+  };
+  const sweep = {};
+  for (const [name, n] of Object.entries(normalizers)) {
+    sweep[name] = [];
+    for (let first = 0; first < 0x110000; first += formsSweepBlock) {
+      let text = '';
+      for (let c = first; c < first + formsSweepBlock && c < 0x110000; ++c) {
+        if (c >= 0xD800 && c <= 0xDFFF) continue;
+        const ch = String.fromCodePoint(c);
+        text += 'a' + ch + '\u0301' + ch + ' ';
+      }
+      sweep[name].push(fnv32(Buffer.from(n.normalizeString(text), 'utf8')));
+    }
+  }
+  const file = path.join(dataDir, 'unicode_forms_sweep.json');
+  fs.writeFileSync(file, JSON.stringify({ block: formsSweepBlock, forms: sweep }) + '\n');
+  console.error(`wrote /tmp/reference_unicode_forms.json and ${file}`);
+}
+
 async function marks() {
   const strip = tk.stripAccentsNormalizer();
   const ranges = [];
@@ -274,5 +325,6 @@ async function sweep() {
   else if (mode === 'sweep') await sweep();
   else if (mode === 'normalizers') await normalizers();
   else if (mode === 'marks') await marks();
+  else if (mode === 'forms') await forms();
   else { console.error(`unknown mode ${mode}`); process.exit(2); }
 })().catch(e => { console.error(e); process.exit(1); });

@@ -4,10 +4,15 @@
 // Face's.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "cputrain/text/normalizer_steps.hpp"
 #include "cputrain/text/unicode_forms.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
@@ -54,6 +59,44 @@ TEST_CASE("lower case is Rust's char::to_lowercase: one character each, but for 
   changes pairs;
   for (const auto& c : out) pairs.emplace_back(c.c, c.change);
   CHECK(pairs == changes{{U'a', 0}, {U'i', 0}, {0x307, 1}, {0xE9, 0}, {0x3C3, 0}, {U'z', 0}});
+}
+
+std::uint32_t fnv32(const std::string& bytes) {
+  std::uint32_t h = 0x811c9dc5u;
+  for (const unsigned char b : bytes) h = (h ^ b) * 0x01000193u;
+  return h;
+}
+
+TEST_CASE("every code point is decomposed, ordered, composed and lower-cased as by Hugging Face's normalizers") {
+  // The hashes of scripts/make_unigram_reference.cjs forms: each block of 4096 code points, each code point c as
+  // "a" + c + U+0301 + c + " ", through each normalizer alone.
+  std::ifstream in(std::string(CPUTRAIN_TEXT_TEST_DATA) + "/unicode_forms_sweep.json");
+  REQUIRE(in);
+  const auto sweep = nlohmann::json::parse(in);
+  const auto block = sweep["block"].get<char32_t>();
+  const std::vector<std::pair<const char*, normalizer_chain::step>> forms{
+      {"NFC", unicode_form::nfc},        {"NFD", unicode_form::nfd},          {"NFKC", unicode_form::nfkc},
+      {"NFKD", unicode_form::nfkd},      {"Lowercase", lowercase_step{}},     {"StripAccents", strip_accents_step{}}};
+  for (const auto& [name, step] : forms) {
+    const normalizer_chain chain({step});
+    const auto& hashes = sweep["forms"][name];
+    REQUIRE(hashes.size() == 0x110000 / block);
+    for (std::size_t b = 0; b < hashes.size(); ++b) {
+      std::string text;
+      for (char32_t c = static_cast<char32_t>(b) * block; c < (static_cast<char32_t>(b) + 1) * block; ++c) {
+        if (c >= 0xD800 && c <= 0xDFFF) continue;
+        text += 'a';
+        append_utf8(text, c);
+        append_utf8(text, 0x301);
+        append_utf8(text, c);
+        text += ' ';
+      }
+      normalized_text normalized(text);
+      chain.apply(normalized);
+      INFO(name << ", code points from U+" << std::hex << b * block);
+      CHECK(fnv32(normalized.str()) == hashes[b].get<std::uint32_t>());
+    }
+  }
 }
 
 }  // namespace unicode_forms_test

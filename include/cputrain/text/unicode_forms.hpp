@@ -4,12 +4,14 @@
 // each character decomposed (its first piece replaces it, the others are inserted), the combining marks of a run
 // put in canonical order carrying their changes, then each mark composed into the starter before it where it can
 // (the composite takes the starter's change plus the mark's, minus one). utf8proc supplies the decompositions,
-// combining classes and compositions.
+// combining classes, compositions and lower case, except where the reference's tables answer otherwise
+// (detail/reference_unicode_forms.hpp: its Unicode version is older than utf8proc's, its lower case newer).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -17,6 +19,7 @@
 #include <utf8proc.h>
 
 #include "cputrain/core/separate_compilation.hpp"
+#include "cputrain/text/detail/reference_unicode_forms.hpp"
 #include "cputrain/text/normalized_text.hpp"
 #include "cputrain/text/utf8.hpp"
 
@@ -47,15 +50,27 @@ inline void apply_lowercase(normalized_text& text) {
 namespace detail {
 
 inline int combining_class(char32_t c) noexcept {
-  return c < 0x300 ? 0 : utf8proc_get_property(static_cast<utf8proc_int32_t>(c))->combining_class;
+  if (c < 0x300 || in_ranges(reference_class_zero, c)) return 0;
+  return utf8proc_get_property(static_cast<utf8proc_int32_t>(c))->combining_class;
 }
 
-/// The primary composite of `starter` and `next`, or 0.
+/// The primary composite of `starter` and `next`, or 0 (also where the reference does not decompose the composite).
 inline char32_t compose_pair(char32_t starter, char32_t next) noexcept {
   if (next < 0x80) return 0;  // no composite ends in ASCII
   utf8proc_int32_t pair[2] = {static_cast<utf8proc_int32_t>(starter), static_cast<utf8proc_int32_t>(next)};
   const auto options = static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_STABLE);
-  return utf8proc_normalize_utf32(pair, 2, options) == 1 ? static_cast<char32_t>(pair[0]) : 0;
+  if (utf8proc_normalize_utf32(pair, 2, options) != 1) return 0;
+  const auto composite = static_cast<char32_t>(pair[0]);
+  return in_ranges(reference_no_canonical_decomposition, composite) ? 0 : composite;
+}
+
+/// `c`'s lower case: the reference's where it differs from utf8proc's (Rust's tables are newer).
+inline char32_t lower_case(char32_t c) noexcept {
+  const auto* end = std::end(reference_lower_case);
+  const auto* it = std::lower_bound(std::begin(reference_lower_case), end, c,
+                                    [](const lower_case_pair& p, char32_t v) { return p.upper < v; });
+  if (it != end && it->upper == c) return it->lower;
+  return static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c)));
 }
 
 struct classed_change {
@@ -80,7 +95,10 @@ inline void decompose_in_order(std::string_view text, bool compatibility, std::v
     pos += decode_utf8(text, pos, cp);
     utf8proc_ssize_t n = 1;
     pieces[0] = static_cast<utf8proc_int32_t>(cp);
-    if (cp >= 0xA0) n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), pieces, 32, options, nullptr);
+    const bool kept = compatibility ? in_ranges(reference_no_compatibility_decomposition, cp)
+                                    : in_ranges(reference_no_canonical_decomposition, cp);
+    if (cp >= 0xA0 && !kept)
+      n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), pieces, 32, options, nullptr);
     for (utf8proc_ssize_t i = 0; i < n; ++i) {
       const auto piece = static_cast<char32_t>(pieces[i]);
       const int cls = combining_class(piece);
@@ -152,7 +170,7 @@ CPUTRAIN_DECL void lowercase_changes(std::string_view text, std::vector<char_cha
       out.push_back({U'i', 0});
       out.push_back({char32_t{0x307}, 1});
     } else {
-      out.push_back({static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(cp))), 0});
+      out.push_back({detail::lower_case(cp), 0});
     }
   }
 }
