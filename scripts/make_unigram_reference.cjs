@@ -29,9 +29,10 @@
 //          special tokens, ids, offsets and word ids (-1 for none), and the normalizer's own output.
 //   forms  /tmp/reference_unicode_forms.json, for scripts/make_unicode_form_overrides.py: the reference's NFD, NFKD
 //          and lower case of every code point where they change it, and the code points its NFD moves before U+0345
-//          (a non-zero combining class); and tests/text/data/unicode_forms_sweep.json: a 32-bit FNV-1a hash of the
-//          UTF-8 of NFC, NFD, NFKC, NFKD, Lowercase and StripAccents applied to each block of 4096 code points, each
-//          code point c appended as "a" + c + U+0301 + c + " ".
+//          (a non-zero combining class); and tests/text/data/unicode_forms_sweep.json: a hash
+//          (tokenizer_reference_common.cjs's fnvBytes) of the UTF-8 of NFC, NFD, NFKC, NFKD, Lowercase and
+//          StripAccents applied to each block of 4096 code points, each code point c appended as
+//          "a" + c + U+0301 + c + " ".
 //   marks  include/cputrain/text/detail/reference_combining_marks.hpp: the code points the StripAccents normalizer
 //          removes (the reference crate's combining marks, general category M in its Unicode version), as ranges.
 //   sweep  tests/text/data/unigram_sweep.json: a hash (tokenizer_reference_common.cjs's fnv of ids and offsets) of
@@ -44,7 +45,7 @@ const fs = require('fs');
 const path = require('path');
 const tk = require('tokenizers');
 const { nastyTexts } = require('./nasty_texts.cjs');
-const { squadTexts, fnv } = require('./tokenizer_reference_common.cjs');
+const { squadTexts, fnv, fnvBytes } = require('./tokenizer_reference_common.cjs');
 
 const [mode, ...squadFiles] = process.argv.slice(2);
 if (!mode) {
@@ -248,11 +249,6 @@ async function forms() {
     if (d === ch && c !== 0x345 && moved) facts.marks.push(c);
   }
   fs.writeFileSync('/tmp/reference_unicode_forms.json', JSON.stringify(facts));
-  const fnv32 = bytes => {
-    let h = 0x811c9dc5;
-    for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
-    return h >>> 0;
-  };
   const sweep = {};
   for (const [name, n] of Object.entries(normalizers)) {
     sweep[name] = [];
@@ -263,7 +259,7 @@ async function forms() {
         const ch = String.fromCodePoint(c);
         text += 'a' + ch + '\u0301' + ch + ' ';
       }
-      sweep[name].push(fnv32(Buffer.from(n.normalizeString(text), 'utf8')));
+      sweep[name].push(fnvBytes(Buffer.from(n.normalizeString(text), 'utf8')));
     }
   }
   const file = path.join(dataDir, 'unicode_forms_sweep.json');

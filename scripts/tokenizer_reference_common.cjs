@@ -22,12 +22,23 @@ function squadTexts(files) {
   return [...new Set(texts)];
 }
 
-// FNV-1a (32 bits) over each token's id, begin and end as little-endian 32-bit words (tests/support/token_hash.hpp).
+// FNV-1a (32 bits), fed byte by byte (tests/support/token_hash.hpp).
+function fnvByte(h, b) { return Math.imul(h ^ (b & 0xff), 16777619) >>> 0; }
+const fnvBasis = 0x811c9dc5;
+
+// Over each token's id, begin and end as little-endian 32-bit words.
 function fnv(ids, offsets) {
-  let h = 0x811c9dc5;
-  const word = v => { for (let i = 0; i < 4; ++i) { h ^= (v >>> (8 * i)) & 0xff; h = Math.imul(h, 16777619) >>> 0; } };
+  let h = fnvBasis;
+  const word = v => { for (let i = 0; i < 4; ++i) h = fnvByte(h, v >>> (8 * i)); };
   for (let i = 0; i < ids.length; ++i) { word(ids[i]); word(offsets[i][0]); word(offsets[i][1]); }
-  return h >>> 0;
+  return h;
 }
 
-module.exports = { squadTexts, fnv };
+// Over the bytes of a Buffer (a text's UTF-8).
+function fnvBytes(bytes) {
+  let h = fnvBasis;
+  for (const b of bytes) h = fnvByte(h, b);
+  return h;
+}
+
+module.exports = { squadTexts, fnv, fnvBytes };

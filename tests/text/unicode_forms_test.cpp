@@ -14,6 +14,7 @@
 
 #include "cputrain/text/normalizer_steps.hpp"
 #include "cputrain/text/unicode_forms.hpp"
+#include "support/token_hash.hpp"
 
 // This file's names, apart from those of the other files compiled with it (tests/CMakeLists.txt).
 namespace unicode_forms_test {
@@ -61,12 +62,6 @@ TEST_CASE("lower case is Rust's char::to_lowercase: one character each, but for 
   CHECK(pairs == changes{{U'a', 0}, {U'i', 0}, {0x307, 1}, {0xE9, 0}, {0x3C3, 0}, {U'z', 0}});
 }
 
-std::uint32_t fnv32(const std::string& bytes) {
-  std::uint32_t h = 0x811c9dc5u;
-  for (const unsigned char b : bytes) h = (h ^ b) * 0x01000193u;
-  return h;
-}
-
 TEST_CASE("every code point is decomposed, ordered, composed and lower-cased as by Hugging Face's normalizers") {
   // The hashes of scripts/make_unigram_reference.cjs forms: each block of 4096 code points, each code point c as
   // "a" + c + U+0301 + c + " ", through each normalizer alone.
@@ -94,7 +89,7 @@ TEST_CASE("every code point is decomposed, ordered, composed and lower-cased as 
       normalized_text normalized(text);
       chain.apply(normalized);
       INFO(name << ", code points from U+" << std::hex << b * block);
-      CHECK(fnv32(normalized.str()) == hashes[b].get<std::uint32_t>());
+      CHECK(cputrain::test::bytes_hash(normalized.str()) == hashes[b].get<std::uint32_t>());
     }
   }
 }
