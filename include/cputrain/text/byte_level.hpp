@@ -6,13 +6,12 @@
 
 #include "cputrain/text/detail/gpt2_char_classes.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cputrain/core/separate_compilation.hpp"
