@@ -19,6 +19,10 @@
 #include "cputrain/text/normalized_text.hpp"       // IWYU pragma: export
 #include "cputrain/text/normalizer_steps.hpp"      // IWYU pragma: export
 #include "cputrain/text/padding.hpp"               // IWYU pragma: export
+#include "cputrain/text/pre_tokenized_text.hpp"    // IWYU pragma: export
+#include "cputrain/text/pre_tokenizer_char_classes.hpp"  // IWYU pragma: export
+#include "cputrain/text/pre_tokenizer_json.hpp"    // IWYU pragma: export
+#include "cputrain/text/pre_tokenizer_steps.hpp"   // IWYU pragma: export
 #include "cputrain/text/precompiled_charsmap.hpp"  // IWYU pragma: export
 #include "cputrain/text/sentencepiece_model.hpp"   // IWYU pragma: export
 #include "cputrain/text/special_tokens.hpp"        // IWYU pragma: export

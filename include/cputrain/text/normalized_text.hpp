@@ -52,9 +52,14 @@ class normalized_text {
   /// Bytes [begin, end) of str() (whole characters) with their alignments.
   [[nodiscard]] normalized_text slice(std::size_t begin, std::size_t end) const {
     normalized_text out;
+    slice_into(out, begin, end);
+    return out;
+  }
+
+  /// slice() into `out`, reusing its memory.
+  void slice_into(normalized_text& out, std::size_t begin, std::size_t end) const {
     out.text_.assign(text_, begin, end - begin);
     out.align_.assign(align_.begin() + static_cast<std::ptrdiff_t>(begin), align_.begin() + static_cast<std::ptrdiff_t>(end));
-    return out;
   }
 
   /// The original bytes that bytes [begin, end) of str() came from (from the first one's start to the last one's end).

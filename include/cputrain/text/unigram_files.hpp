@@ -76,7 +76,9 @@ CPUTRAIN_DECL unigram_file load_xlm_roberta_sentencepiece(const std::filesystem:
   specials.pad = 1;
   specials.unk = 3;
   specials.mask = mask;
-  return {unigram_tokenizer(std::move(model), normalizer_chain(std::move(steps)), metaspace, added), specials};
+  return {unigram_tokenizer(std::move(model), normalizer_chain(std::move(steps)),
+                            pre_tokenizer_chain({metaspace}), added),
+          specials};
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
 

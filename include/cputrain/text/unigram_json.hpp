@@ -1,6 +1,7 @@
 // Reading a SentencePiece Unigram tokenizer.json (XLM-RoBERTa's, as transformers' converters write it): the
-// Unigram model (vocabulary with scores, unk_id, byte_fallback), the normalizers (Precompiled, Strip, Replace,
-// Sequence), the Metaspace pre-tokenizer (current and older fields), the post-processor and the added tokens.
+// Unigram model (vocabulary with scores, unk_id, byte_fallback), the normalizers (every type), the pre-tokenizers
+// (pre_tokenizer_json.hpp: Metaspace in its current and older fields, and the others), the post-processor and the
+// added tokens.
 // Anything else is refused naming the file, the JSON path and what cputrain implements.
 #pragma once
 
@@ -22,6 +23,7 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/metaspace.hpp"
 #include "cputrain/text/normalizer_steps.hpp"
+#include "cputrain/text/pre_tokenizer_json.hpp"
 #include "cputrain/text/precompiled_charsmap.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/tokenizer_json.hpp"
@@ -162,31 +164,14 @@ inline void read_normalizer(const json_at& n, std::vector<normalizer_chain::step
   }
 }
 
-inline metaspace_options read_metaspace(const json_at& pre) {
-  (void)pre.type({"Metaspace"});
-  metaspace_options options;
-  options.replacement = pre["replacement"].string();
-  char32_t cp = 0;
-  if (options.replacement.empty() || decode_utf8(options.replacement, 0, cp) != options.replacement.size())
-    pre["replacement"].expected("one character");
-  if (const auto scheme = pre["prepend_scheme"].optional_string()) {
-    if (*scheme == "always") options.prepend = prepend_scheme::always;
-    else if (*scheme == "first") options.prepend = prepend_scheme::first;
-    else if (*scheme == "never") options.prepend = prepend_scheme::never;
-    else pre["prepend_scheme"].expected("\"always\", \"first\" or \"never\"");
-  } else if (!pre["add_prefix_space"].is_null()) {
-    options.prepend = pre["add_prefix_space"].boolean(true) ? prepend_scheme::always : prepend_scheme::never;
-  }
-  options.split = pre["split"].boolean(true);
-  return options;
-}
-
 CPUTRAIN_DECL unigram_file read_unigram(const json_at& root, const std::string& source) {
   if (!root.value().is_object()) root.expected("an object");
   std::vector<normalizer_chain::step> steps;
   read_normalizer(root["normalizer"], steps);
+  std::vector<pre_tokenizer_chain::step> pre_steps;
+  read_pre_tokenizer(root["pre_tokenizer"], pre_steps);
   unigram_tokenizer tokenizer(read_unigram_model(root["model"], source), normalizer_chain(std::move(steps)),
-                              read_metaspace(root["pre_tokenizer"]), read_added_tokens(root["added_tokens"]));
+                              pre_tokenizer_chain(std::move(pre_steps)), read_added_tokens(root["added_tokens"]));
   special_tokens specials = read_post_processor(root["post_processor"]);
   specials.unk = tokenizer.model().unk_id();
   specials.pad = tokenizer.find("<pad>");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "cputrain/text/normalizer_steps.hpp"
+#include "cputrain/text/pre_tokenizer_json.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -66,11 +67,6 @@ inline nlohmann::ordered_json normalizer_json(const normalizer_chain& chain) {
   return {{"type", "Sequence"}, {"normalizers", std::move(list)}};
 }
 
-inline nlohmann::ordered_json metaspace_json(const metaspace_options& o, const char* type) {
-  const char* scheme = o.prepend == prepend_scheme::always ? "always" : o.prepend == prepend_scheme::first ? "first" : "never";
-  return {{"type", type}, {"replacement", o.replacement}, {"prepend_scheme", scheme}, {"split", o.split}};
-}
-
 // The layout as TemplateProcessing, with the token names `cls` and `sep`.
 inline nlohmann::ordered_json template_json(const special_tokens& s, const std::string& cls, const std::string& sep) {
   if (s.layout == special_layout::none) return nullptr;
@@ -108,14 +104,15 @@ CPUTRAIN_DECL nlohmann::ordered_json to_tokenizer_json(const unigram_tokenizer& 
   nlohmann::ordered_json vocab = nlohmann::ordered_json::array();
   for (const auto& [token, score] : t.model().vocab()) vocab.push_back({token, score});
   const auto unk = t.model().unk_id();
+  const metaspace_options* metaspace = t.pre_tokenizer().metaspace();  // the decoder undoes it
   return {{"version", "1.0"},
           {"truncation", nullptr},
           {"padding", nullptr},
           {"added_tokens", detail::added_tokens_json(added)},
           {"normalizer", detail::normalizer_json(t.normalizer())},
-          {"pre_tokenizer", detail::metaspace_json(t.metaspace(), "Metaspace")},
+          {"pre_tokenizer", detail::pre_tokenizer_json(t.pre_tokenizer())},
           {"post_processor", detail::template_json(specials, cls, sep)},
-          {"decoder", detail::metaspace_json(t.metaspace(), "Metaspace")},
+          {"decoder", metaspace ? detail::metaspace_json(*metaspace, "Metaspace") : nlohmann::ordered_json(nullptr)},
           {"model",
            {{"type", "Unigram"},
             {"unk_id", unk ? nlohmann::ordered_json(*unk) : nlohmann::ordered_json(nullptr)},

@@ -1,7 +1,8 @@
 // cputrain::text::unigram_tokenizer — XLM-RoBERTa's tokenizer (SentencePiece Unigram) as Hugging Face's
-// tokenizer.json sets it up: added tokens found in the raw text first (with the whitespace lstrip/rstrip takes), the normalizers (SentencePiece's Precompiled
-// rules, Strip, Replace) on each stretch between them, then added tokens marked `normalized` found in the result,
-// Metaspace's word pieces, and the Unigram model on each piece. Offsets (code points and bytes of the original
+// tokenizer.json sets it up: added tokens found in the raw text first (with the whitespace lstrip/rstrip takes),
+// the normalizers (SentencePiece's Precompiled rules, Strip, Replace, or any other) on each stretch between them,
+// then added tokens marked `normalized` found in the result, the pre-tokenizers' words (Metaspace's, or any other
+// chain's), and the Unigram model on each word. Offsets (code points and bytes of the original
 // text) follow the normalizers' alignments as the reference's do; each piece is a word. Thread-safe: encode() is
 // const.
 #pragma once
@@ -22,6 +23,8 @@
 #include "cputrain/text/metaspace.hpp"
 #include "cputrain/text/normalized_text.hpp"
 #include "cputrain/text/normalizer_steps.hpp"
+#include "cputrain/text/pre_tokenized_text.hpp"
+#include "cputrain/text/pre_tokenizer_steps.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/token_sequence.hpp"
 #include "cputrain/text/unigram_model.hpp"
@@ -31,14 +34,14 @@ namespace cputrain::text {
 
 class unigram_tokenizer {
  public:
-  unigram_tokenizer(std::shared_ptr<const unigram_model> model, normalizer_chain normalizer, metaspace_options metaspace,
-                    const std::vector<added_token>& added)
-      : model_(std::move(model)), normalizer_(std::move(normalizer)), metaspace_(std::move(metaspace)),
+  unigram_tokenizer(std::shared_ptr<const unigram_model> model, normalizer_chain normalizer,
+                    pre_tokenizer_chain pre_tokenizer, const std::vector<added_token>& added)
+      : model_(std::move(model)), normalizer_(std::move(normalizer)), pre_tokenizer_(std::move(pre_tokenizer)),
         raw_added_(only(added, false)), normalized_added_(only(added, true)) {}
 
   [[nodiscard]] const unigram_model& model() const noexcept { return *model_; }
   [[nodiscard]] const normalizer_chain& normalizer() const noexcept { return normalizer_; }
-  [[nodiscard]] const metaspace_options& metaspace() const noexcept { return metaspace_; }
+  [[nodiscard]] const pre_tokenizer_chain& pre_tokenizer() const noexcept { return pre_tokenizer_; }
   /// Every added token, those matched in the raw text first.
   [[nodiscard]] std::vector<added_token> added_tokens() const {
     auto all = raw_added_.tokens();
@@ -109,7 +112,7 @@ class unigram_tokenizer {
 
   std::shared_ptr<const unigram_model> model_;
   normalizer_chain normalizer_;
-  metaspace_options metaspace_;
+  pre_tokenizer_chain pre_tokenizer_;
   added_token_matcher raw_added_;
   added_token_matcher normalized_added_;
 };
@@ -160,17 +163,24 @@ CPUTRAIN_DECL void unigram_tokenizer::encode_normalized(normalized_text& normali
 CPUTRAIN_DECL void unigram_tokenizer::encode_words(normalized_text& part, std::uint32_t shift, bool at_text_start,
                                                 const char_positions& positions, token_sequence& out,
                                                 std::uint32_t& word) const {
-  thread_local std::vector<std::pair<std::size_t, std::size_t>> pieces;
   thread_local std::vector<unigram_token> tokens;
-  pieces.clear();
-  metaspace_split(metaspace_, part, at_text_start, pieces);
-  const std::string_view s = part.str();
-  for (const auto& [begin, end] : pieces) {
+  const auto tokenize = [&](const normalized_text& text, std::size_t begin, std::size_t end) {
     tokens.clear();
-    model_->tokenize(s.substr(begin, end - begin), tokens);
-    for (const auto& t : tokens) push(t.id, part.original(begin + t.begin, begin + t.end), shift, positions, out, word);
+    model_->tokenize(std::string_view(text.str()).substr(begin, end - begin), tokens);
+    for (const auto& t : tokens) push(t.id, text.original(begin + t.begin, begin + t.end), shift, positions, out, word);
     ++word;
+  };
+  if (const metaspace_options* metaspace = pre_tokenizer_.metaspace_only()) {  // cut in place, no copies
+    thread_local byte_ranges pieces;
+    pieces.clear();
+    metaspace_split(*metaspace, part, at_text_start, pieces);
+    for (const auto& [begin, end] : pieces) tokenize(part, begin, end);
+    return;
   }
+  thread_local pre_tokenized_text words;
+  words.assign(part);
+  pre_tokenizer_.apply(words, shift);
+  for (std::size_t i = 0; i < words.size(); ++i) tokenize(words[i], 0, words[i].str().size());
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
