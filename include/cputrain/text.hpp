@@ -31,6 +31,7 @@
 #include "cputrain/text/tokenizer.hpp"             // IWYU pragma: export
 #include "cputrain/text/tokenizer_json.hpp"        // IWYU pragma: export
 #include "cputrain/text/tokenizer_json_writer.hpp" // IWYU pragma: export
+#include "cputrain/text/tokenizer_pipeline.hpp"    // IWYU pragma: export
 #include "cputrain/text/truncation.hpp"            // IWYU pragma: export
 #include "cputrain/text/unicode_forms.hpp"         // IWYU pragma: export
 #include "cputrain/text/unigram_files.hpp"         // IWYU pragma: export

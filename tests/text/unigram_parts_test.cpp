@@ -87,7 +87,7 @@ struct token_triple {
 };
 
 std::vector<token_triple> tokens(const unigram_model& m, std::string_view piece) {
-  std::vector<unigram_token> out;
+  std::vector<model_token> out;
   m.tokenize(piece, out);
   std::vector<token_triple> got;
   for (const auto& t : out) got.push_back({t.id, t.begin, t.end});
@@ -429,7 +429,7 @@ TEST_CASE("unigram_model byte_fallback spells unknown text as byte tokens or els
 TEST_CASE("unigram_model without unk_id refuses an unknown character", "[unigram_parts]") {
   const unigram_model m({{"a", -1.0}}, std::nullopt, false, "src");
   CHECK(tokens(m, "aa") == std::vector<token_triple>{{0, 0, 1}, {0, 1, 2}});
-  std::vector<unigram_token> out;
+  std::vector<model_token> out;
   CHECK_THROWS_MATCHES(m.tokenize("ab", out), text_error,
                        Catch::Message("text: the Unigram model has no unk_id, and a character is not in its vocabulary"));
 }

@@ -15,6 +15,13 @@ struct text_span {
   friend bool operator==(const text_span&, const text_span&) = default;
 };
 
+/// A token a model (WordPiece, Unigram) found in one word: its id and its bytes [begin, end) within the word.
+struct model_token {
+  std::int32_t id;
+  std::uint32_t begin;
+  std::uint32_t end;
+};
+
 /// Tokens of one text: ids with their offsets into it and the word each came from (the pre-tokenizer's pieces,
 /// numbered from 0 in each encoded text, as Hugging Face's word_ids()). Appending encodes keep growing it; clear()
 /// reuses memory.

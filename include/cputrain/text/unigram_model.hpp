@@ -25,6 +25,7 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/byte_trie.hpp"
 #include "cputrain/text/text_error.hpp"
+#include "cputrain/text/token_sequence.hpp"
 #include "cputrain/text/utf8.hpp"
 
 namespace cputrain::text {
@@ -34,13 +35,6 @@ namespace cputrain::text {
 /// value for about one score in twenty. The digits are those of the shortest form that reads back as `parsed`, the
 /// form Python's json and Rust's serde_json write; and the ulp decides near-ties between splits.
 CPUTRAIN_DECL double score_as_reference_reads(double parsed);
-
-/// A token of one piece: its id and its bytes [begin, end) within the piece.
-struct unigram_token {
-  std::int32_t id;
-  std::uint32_t begin;
-  std::uint32_t end;
-};
 
 class unigram_model {
  public:
@@ -62,8 +56,8 @@ class unigram_model {
 
   /// Appends the tokens of `piece` (valid, non-empty UTF-8) to `out`. Throws text_error when the piece needs
   /// <unk> and the model has none.
-  void tokenize(std::string_view piece, std::vector<unigram_token>& out) const {
-    auto& cache = word_cache<unigram_token>::of(cache_owner_);
+  void tokenize(std::string_view piece, std::vector<model_token>& out) const {
+    auto& cache = word_cache<model_token>::of(cache_owner_);
     if (const auto* known = cache.find(piece)) {
       out.insert(out.end(), known->begin(), known->end());
       return;
@@ -74,7 +68,7 @@ class unigram_model {
   }
 
  private:
-  void tokenize_uncached(std::string_view piece, std::vector<unigram_token>& out) const {
+  void tokenize_uncached(std::string_view piece, std::vector<model_token>& out) const {
     thread_local std::vector<best_path> best;
     best.assign(piece.size() + 1, best_path{});
     best[0].start = 0;
@@ -112,7 +106,7 @@ class unigram_model {
   }
 
   // The best path backwards, runs of <unk> fused into one token, then each token looked up by its text.
-  void emit(std::string_view piece, const std::vector<best_path>& best, std::vector<unigram_token>& out) const {
+  void emit(std::string_view piece, const std::vector<best_path>& best, std::vector<model_token>& out) const {
     const std::size_t first = out.size();
     std::size_t end = piece.size(), fused_end = 0;
     bool fusing = false;
@@ -134,7 +128,7 @@ class unigram_model {
   }
   // One token of the path (pushed in reverse order), as the reference names it: the id its text has, else the
   // bytes as <0xNN> tokens when byte_fallback has them all, else <unk>.
-  void push_reversed(std::string_view piece, std::size_t begin, std::size_t end, std::vector<unigram_token>& out) const {
+  void push_reversed(std::string_view piece, std::size_t begin, std::size_t end, std::vector<model_token>& out) const {
     const auto b = static_cast<std::uint32_t>(begin), e = static_cast<std::uint32_t>(end);
     if (const auto id = find(piece.substr(begin, end - begin))) {
       out.push_back({*id, b, e});
