@@ -16,7 +16,9 @@
 #include "cputrain/text/load_bert_tokenizer.hpp"   // IWYU pragma: export
 #include "cputrain/text/load_tokenizer.hpp"        // IWYU pragma: export
 #include "cputrain/text/metaspace.hpp"             // IWYU pragma: export
+#include "cputrain/text/model_tokenizer.hpp"       // IWYU pragma: export
 #include "cputrain/text/normalized_text.hpp"       // IWYU pragma: export
+#include "cputrain/text/normalizer_json.hpp"       // IWYU pragma: export
 #include "cputrain/text/normalizer_steps.hpp"      // IWYU pragma: export
 #include "cputrain/text/padding.hpp"               // IWYU pragma: export
 #include "cputrain/text/pre_tokenized_text.hpp"    // IWYU pragma: export
@@ -43,3 +45,5 @@
 #include "cputrain/text/vocabulary.hpp"            // IWYU pragma: export
 #include "cputrain/text/word_cache.hpp"            // IWYU pragma: export
 #include "cputrain/text/wordpiece_json.hpp"        // IWYU pragma: export
+#include "cputrain/text/wordpiece_model.hpp"       // IWYU pragma: export
+#include "cputrain/text/wordpiece_tokenizer.hpp"   // IWYU pragma: export

@@ -59,7 +59,8 @@ class normalized_text {
   /// slice() into `out`, reusing its memory.
   void slice_into(normalized_text& out, std::size_t begin, std::size_t end) const {
     out.text_.assign(text_, begin, end - begin);
-    out.align_.assign(align_.begin() + static_cast<std::ptrdiff_t>(begin), align_.begin() + static_cast<std::ptrdiff_t>(end));
+    out.align_.assign(align_.begin() + static_cast<std::ptrdiff_t>(begin),
+                      align_.begin() + static_cast<std::ptrdiff_t>(end));
   }
 
   /// The original bytes that bytes [begin, end) of str() came from (from the first one's start to the last one's end).

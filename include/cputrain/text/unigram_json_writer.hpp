@@ -4,8 +4,7 @@
 // cputrain saves loads with AutoTokenizer and with load_tokenizer alike and encodes the same.
 #pragma once
 
-#include "cputrain/text/normalizer_steps.hpp"
-#include "cputrain/text/pre_tokenizer_json.hpp"
+#include "cputrain/text/unigram_tokenizer.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -16,56 +15,17 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/text/base64.hpp"
+#include "cputrain/text/normalizer_json.hpp"
+#include "cputrain/text/pre_tokenizer_json.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/tokenizer_json_writer.hpp"
-#include "cputrain/text/unigram_tokenizer.hpp"
 
 namespace cputrain::text {
 
 // The writer's helpers are only needed where the functions are defined (core/separate_compilation.hpp).
 #if CPUTRAIN_DEFINE_FUNCTIONS
 namespace detail {
-
-inline nlohmann::ordered_json normalizer_json(const normalizer_chain& chain) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const auto& step : chain.steps()) {
-    if (const auto* map = std::get_if<std::shared_ptr<const precompiled_charsmap>>(&step)) {
-      list.push_back({{"type", "Precompiled"}, {"precompiled_charsmap", encode_base64((*map)->blob())}});
-    } else if (const auto* strip = std::get_if<strip_step>(&step)) {
-      list.push_back({{"type", "Strip"}, {"strip_left", strip->left}, {"strip_right", strip->right}});
-    } else if (const auto* form = std::get_if<unicode_form>(&step)) {
-      static constexpr const char* names[] = {"NFC", "NFD", "NFKC", "NFKD"};
-      list.push_back({{"type", names[static_cast<int>(*form)]}});
-    } else if (std::holds_alternative<lowercase_step>(step)) {
-      list.push_back({{"type", "Lowercase"}});
-    } else if (std::holds_alternative<strip_accents_step>(step)) {
-      list.push_back({{"type", "StripAccents"}});
-    } else if (const auto* prepend = std::get_if<prepend_step>(&step)) {
-      list.push_back({{"type", "Prepend"}, {"prepend", prepend->content}});
-    } else if (std::holds_alternative<nmt_step>(step)) {
-      list.push_back({{"type", "Nmt"}});
-    } else if (std::holds_alternative<byte_level_step>(step)) {
-      list.push_back({{"type", "ByteLevel"}});
-    } else if (const auto* b = std::get_if<bert_normalizer_step>(&step)) {
-      nlohmann::ordered_json strip_accents = nullptr;
-      if (b->strip_accents) strip_accents = *b->strip_accents;
-      list.push_back({{"type", "BertNormalizer"}, {"clean_text", b->clean_text},
-                      {"handle_chinese_chars", b->handle_chinese_chars}, {"strip_accents", strip_accents},
-                      {"lowercase", b->lowercase}});
-    } else {
-      const auto& r = std::get<replace_step>(step);
-      nlohmann::ordered_json pattern;
-      if (r.min_run == 0) pattern["String"] = r.pattern;
-      else pattern["Regex"] = r.regex;
-      list.push_back({{"type", "Replace"}, {"pattern", std::move(pattern)}, {"content", r.content}});
-    }
-  }
-  if (list.empty()) return nullptr;
-  if (list.size() == 1) return list[0];
-  return {{"type", "Sequence"}, {"normalizers", std::move(list)}};
-}
 
 // The layout as TemplateProcessing, with the token names `cls` and `sep`.
 inline nlohmann::ordered_json template_json(const special_tokens& s, const std::string& cls, const std::string& sep) {

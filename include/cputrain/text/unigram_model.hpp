@@ -48,6 +48,10 @@ class unigram_model {
   /// The tokens with their scores as given (written back unchanged).
   [[nodiscard]] const std::vector<std::pair<std::string, double>>& vocab() const noexcept { return vocab_; }
   [[nodiscard]] std::size_t size() const noexcept { return vocab_.size(); }
+  /// The token with id `id` (below size()).
+  [[nodiscard]] const std::string& token(std::int32_t id) const noexcept {
+    return vocab_[static_cast<std::size_t>(id)].first;
+  }
   [[nodiscard]] std::optional<std::int32_t> unk_id() const noexcept { return unk_id_; }
   [[nodiscard]] bool byte_fallback() const noexcept { return byte_fallback_; }
 
