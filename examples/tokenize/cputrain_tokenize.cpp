@@ -110,8 +110,8 @@ std::optional<text::tokenizer> load(const std::string& vocab, const std::string&
     if (!cased) return t;
     const auto* wordpiece = std::get_if<text::bert_tokenizer>(&t.get());
     if (wordpiece == nullptr) {
-      std::cerr << "cputrain-tokenize: --cased applies to WordPiece tokenizers; " << model << " has a "
-                << t.family() << " tokenizer, which keeps case already\n";
+      std::cerr << "cputrain-tokenize: --cased applies to BERT's WordPiece setup (BertNormalizer); " << model
+                << " has a " << t.family() << " tokenizer whose tokenizer.json sets how it treats case\n";
       return std::nullopt;
     }
     auto forced = wordpiece->options();  // the flag wins over tokenizer_config.json

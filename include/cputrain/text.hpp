@@ -45,5 +45,6 @@
 #include "cputrain/text/vocabulary.hpp"            // IWYU pragma: export
 #include "cputrain/text/word_cache.hpp"            // IWYU pragma: export
 #include "cputrain/text/wordpiece_json.hpp"        // IWYU pragma: export
+#include "cputrain/text/wordpiece_json_writer.hpp" // IWYU pragma: export
 #include "cputrain/text/wordpiece_model.hpp"       // IWYU pragma: export
 #include "cputrain/text/wordpiece_tokenizer.hpp"   // IWYU pragma: export

@@ -60,15 +60,18 @@ inline std::optional<std::string> config_token(const json_at& config, const char
 
 inline tokenizer wordpiece_from_json(const json_at& root, const std::filesystem::path& file, const json_at& config) {
   wordpiece_file f = read_wordpiece(root, file.string());
+  if (auto* general = std::get_if<wordpiece_tokenizer>(&f.tokenizer))
+    return tokenizer(tokenizer::pipeline(std::move(*general)), f.specials);
   // BertTokenizerFast rebuilds its normalizer when tokenizer_config.json says otherwise.
-  bert_tokenizer_options options = f.tokenizer.options();
+  const auto& bert = std::get<bert_tokenizer>(f.tokenizer);
+  bert_tokenizer_options options = bert.options();
   const auto flag = [&](const char* key, auto&& set) {
     if (!config[key].is_null()) set(config[key].boolean(false));
   };
   flag("do_lower_case", [&](bool v) { options.lower_case = v; });
   flag("strip_accents", [&](bool v) { options.strip_accents = v; });
   flag("tokenize_chinese_chars", [&](bool v) { options.handle_chinese_chars = v; });
-  return tokenizer(tokenizer::pipeline(bert_tokenizer(f.tokenizer.vocab(), options)), f.specials);
+  return tokenizer(tokenizer::pipeline(bert_tokenizer(bert.vocab(), options)), f.specials);
 }
 
 inline tokenizer byte_level_from_json(const json_at& root, const std::filesystem::path& file, const json_at& config) {

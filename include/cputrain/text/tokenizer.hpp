@@ -26,6 +26,7 @@
 #include "cputrain/text/token_sequence.hpp"
 #include "cputrain/text/truncation.hpp"
 #include "cputrain/text/unigram_tokenizer.hpp"
+#include "cputrain/text/wordpiece_tokenizer.hpp"
 
 namespace cputrain::text {
 
@@ -39,7 +40,7 @@ struct tokenizer_defaults {
 
 class tokenizer {
  public:
-  using pipeline = std::variant<bert_tokenizer, byte_level_bpe_tokenizer, unigram_tokenizer>;
+  using pipeline = std::variant<bert_tokenizer, byte_level_bpe_tokenizer, unigram_tokenizer, wordpiece_tokenizer>;
 
   /// BERT's WordPiece with its [CLS] A [SEP] (B [SEP]) layout and its vocabulary's special tokens.
   explicit tokenizer(bert_tokenizer wordpiece);
@@ -70,7 +71,7 @@ class tokenizer {
 
   /// "WordPiece", "byte-level BPE" or "Unigram", for messages.
   [[nodiscard]] std::string_view family() const noexcept {
-    constexpr std::string_view names[] = {"WordPiece", "byte-level BPE", "Unigram"};
+    constexpr std::string_view names[] = {"WordPiece", "byte-level BPE", "Unigram", "WordPiece"};
     return names[pipeline_->index()];
   }
 
@@ -252,8 +253,10 @@ CPUTRAIN_DECL std::optional<std::string> tokenizer::id_to_token(std::int32_t id)
     if (static_cast<std::size_t>(id) >= wordpiece->vocab().size()) return std::nullopt;
     return wordpiece->vocab().token(id);
   }
-  if (const auto* bpe = std::get_if<byte_level_bpe_tokenizer>(pipeline_.get())) return bpe->token(id);
-  return std::get<unigram_tokenizer>(*pipeline_).token(id);
+  return std::visit([&](const auto& p) -> std::optional<std::string> {
+    if constexpr (std::is_same_v<std::decay_t<decltype(p)>, bert_tokenizer>) return std::nullopt;  // handled above
+    else return p.token(id);
+  }, *pipeline_);
 }
 
 CPUTRAIN_DECL std::size_t tokenizer::id_count() const noexcept {

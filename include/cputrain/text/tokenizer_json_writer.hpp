@@ -1,6 +1,7 @@
 // cputrain::text::to_tokenizer_json — a byte-level BPE tokenizer written back as the tokenizer.json Hugging Face's
 // tokenizers would save for it (ByteLevel pre-tokenizer, BPE model with its merges in rank order, added tokens, the
-// layout's post-processor), so a model cputrain saves loads with AutoTokenizer and with load_tokenizer alike.
+// layout's post-processor), so a model cputrain saves loads with AutoTokenizer and with load_tokenizer alike; and
+// the sections every family's writer shares (added tokens, the layout as TemplateProcessing).
 #pragma once
 
 #include "cputrain/text/byte_level_bpe.hpp"
@@ -61,6 +62,28 @@ inline nlohmann::ordered_json post_processor_json(const byte_level_bpe_tokenizer
       return {{"type", "BertProcessing"}, {"sep", {sep, specials.sep}}, {"cls", {cls, specials.cls}}};
   }
   return nullptr;
+}
+
+// The layout as TemplateProcessing, with the token names `cls` and `sep`.
+inline nlohmann::ordered_json template_json(const special_tokens& s, const std::string& cls, const std::string& sep) {
+  if (s.layout == special_layout::none) return nullptr;
+  const auto special = [](const std::string& name, int type) {
+    return nlohmann::ordered_json{{"SpecialToken", {{"id", name}, {"type_id", type}}}};
+  };
+  const auto sequence = [](const char* name, int type) {
+    return nlohmann::ordered_json{{"Sequence", {{"id", name}, {"type_id", type}}}};
+  };
+  const bool bert = s.layout == special_layout::bert;
+  nlohmann::ordered_json single = {special(cls, 0), sequence("A", 0), special(sep, 0)};
+  nlohmann::ordered_json pair = single;
+  if (!bert) pair.push_back(special(sep, 0));
+  pair.push_back(sequence("B", bert ? 1 : 0));
+  pair.push_back(special(sep, bert ? 1 : 0));
+  nlohmann::ordered_json tokens;
+  tokens[cls] = {{"id", cls}, {"ids", {s.cls}}, {"tokens", {cls}}};
+  tokens[sep] = {{"id", sep}, {"ids", {s.sep}}, {"tokens", {sep}}};
+  return {{"type", "TemplateProcessing"}, {"single", std::move(single)}, {"pair", std::move(pair)},
+          {"special_tokens", std::move(tokens)}};
 }
 
 /// The text of a special token the layout names; text_error when the id has none.

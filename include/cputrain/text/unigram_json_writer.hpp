@@ -23,35 +23,6 @@
 
 namespace cputrain::text {
 
-// The writer's helpers are only needed where the functions are defined (core/separate_compilation.hpp).
-#if CPUTRAIN_DEFINE_FUNCTIONS
-namespace detail {
-
-// The layout as TemplateProcessing, with the token names `cls` and `sep`.
-inline nlohmann::ordered_json template_json(const special_tokens& s, const std::string& cls, const std::string& sep) {
-  if (s.layout == special_layout::none) return nullptr;
-  const auto special = [](const std::string& name, int type) {
-    return nlohmann::ordered_json{{"SpecialToken", {{"id", name}, {"type_id", type}}}};
-  };
-  const auto sequence = [](const char* name, int type) {
-    return nlohmann::ordered_json{{"Sequence", {{"id", name}, {"type_id", type}}}};
-  };
-  const bool bert = s.layout == special_layout::bert;
-  nlohmann::ordered_json single = {special(cls, 0), sequence("A", 0), special(sep, 0)};
-  nlohmann::ordered_json pair = single;
-  if (!bert) pair.push_back(special(sep, 0));
-  pair.push_back(sequence("B", bert ? 1 : 0));
-  pair.push_back(special(sep, bert ? 1 : 0));
-  nlohmann::ordered_json tokens;
-  tokens[cls] = {{"id", cls}, {"ids", {s.cls}}, {"tokens", {cls}}};
-  tokens[sep] = {{"id", sep}, {"ids", {s.sep}}, {"tokens", {sep}}};
-  return {{"type", "TemplateProcessing"}, {"single", std::move(single)}, {"pair", std::move(pair)},
-          {"special_tokens", std::move(tokens)}};
-}
-
-}  // namespace detail
-#endif  // CPUTRAIN_DEFINE_FUNCTIONS
-
 /// The tokenizer.json of `t` with `specials`. Throws text_error when a special token's id has no token.
 CPUTRAIN_DECL nlohmann::ordered_json to_tokenizer_json(const unigram_tokenizer& t, const special_tokens& specials);
 

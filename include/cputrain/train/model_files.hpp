@@ -25,6 +25,7 @@
 #include "cputrain/text/tokenizer.hpp"
 #include "cputrain/text/tokenizer_json_writer.hpp"
 #include "cputrain/text/unigram_json_writer.hpp"
+#include "cputrain/text/wordpiece_json_writer.hpp"
 
 namespace cputrain::train {
 
@@ -130,9 +131,9 @@ CPUTRAIN_DECL void save_tokenizer(const text::bert_tokenizer& tokenizer, int mod
 [[nodiscard]] CPUTRAIN_DECL std::vector<std::string> weight_load_messages(const io::weight_load_report& report,
                                                                           const std::filesystem::path& file);
 
-/// Writes a tokenizer of any family: WordPiece as above; byte-level BPE and Unigram as tokenizer.json,
-/// tokenizer_config.json (the layout's tokenizer class, byte-level's add_prefix_space and trim_offsets, the special
-/// tokens) and special_tokens_map.json.
+/// Writes a tokenizer of any family: BERT's WordPiece as above; byte-level BPE, Unigram and other WordPiece setups
+/// as tokenizer.json, tokenizer_config.json (the layout's tokenizer class, byte-level's add_prefix_space and
+/// trim_offsets, the special tokens) and special_tokens_map.json.
 CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_max_length,
                                   const std::filesystem::path& dir);
 
@@ -149,6 +150,10 @@ CPUTRAIN_DECL void save_tokenizer(const text::tokenizer& tokenizer, int model_ma
     settings["add_prefix_space"] = bpe->options().add_prefix_space;
     settings["tokenizer_class"] = roberta ? "RobertaTokenizer" : "GPT2Tokenizer";
     settings["trim_offsets"] = bpe->options().trim_offsets;
+  } else if (const auto* wordpiece = std::get_if<text::wordpiece_tokenizer>(&tokenizer.get())) {
+    // Not BertTokenizer: its fast class would rebuild a BertNormalizer from its own defaults.
+    io::write_file_atomically(dir / "tokenizer.json", text::to_tokenizer_json(*wordpiece, specials).dump() + "\n");
+    settings["tokenizer_class"] = "PreTrainedTokenizerFast";
   } else {
     const auto& unigram = std::get<text::unigram_tokenizer>(tokenizer.get());
     io::write_file_atomically(dir / "tokenizer.json", text::to_tokenizer_json(unigram, specials).dump() + "\n");
