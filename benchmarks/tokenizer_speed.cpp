@@ -27,7 +27,7 @@
 
 #include "cputrain/core/error.hpp"
 #include "cputrain/text/load_bert_tokenizer.hpp"
-#include "cputrain/text/tokenizer_json.hpp"
+#include "cputrain/text/byte_level_bpe_json.hpp"
 #include "cputrain/text/unigram_json.hpp"
 
 namespace po = boost::program_options;

@@ -20,6 +20,11 @@
 //           `postProcessorVariants` below (RoBERTa's, TemplateProcessing alone, which trims nothing, Sequence of
 //           ByteLevel and TemplateProcessing with and without trimming, BertProcessing, none), for each nasty text
 //           alone and for pairs of them: ids, type ids, offsets and word ids (-1 for none).
+//   normalizers  tests/text/data/byte_level_normalizer_reference.jsonl: the cut model with each of
+//           `normalizerVariants` below (a normalizer as GPT-NeoX's NFC, others with a prefix space or without the
+//           split pattern, added tokens matched in the normalized text as roberta-base's file marks four of its
+//           five), for each nasty text and normalizer text: the variant's index and sections, the text, ids,
+//           offsets and word ids (-1 for none).
 //   sweep   tests/text/data/byte_level_sweep.json: a hash of the cut model's ids and offsets for every Unicode
 //           code point in blocks of 4096, each in the contexts that exercise the split pattern's classes.
 'use strict';
@@ -31,7 +36,8 @@ const { squadTexts, fnv } = require('./tokenizer_reference_common.cjs');
 
 const [mode, ...extra] = process.argv.slice(2);
 if (!mode) {
-  console.error('usage: make_byte_level_reference.cjs model|texts|classes|sweep|post_processors [squad.json...]');
+  console.error('usage: make_byte_level_reference.cjs model|texts|classes|sweep|post_processors|normalizers ' +
+                '[squad.json...]');
   process.exit(2);
 }
 const root = path.resolve(__dirname, '..');
@@ -249,6 +255,52 @@ async function postProcessors() {
   console.error(`wrote ${file}: ${out.length} encodings`);
 }
 
+// Normalizers in byte-level files, and added tokens marked `normalized`.
+function normalizerVariants(base) {
+  const pre = (prefix, regex) =>
+    ({ type: 'ByteLevel', add_prefix_space: prefix, trim_offsets: true, use_regex: regex });
+  const normalizedAdded = base.added_tokens.map(t => ({ ...t, normalized: t.content !== '<mask>' }));
+  const extra = { id: 3261, content: 'new york', single_word: false, lstrip: false, rstrip: true, normalized: true,
+                  special: false };
+  return [
+    { normalizer: { type: 'NFC' } },
+    { normalizer: { type: 'NFKC' }, pre_tokenizer: pre(true, true) },
+    { normalizer: { type: 'Sequence', normalizers: [{ type: 'NFD' }, { type: 'Lowercase' }] } },
+    { normalizer: { type: 'NFC' }, added_tokens: [...normalizedAdded, extra] },
+    { normalizer: null, added_tokens: [...normalizedAdded, extra] },
+    { normalizer: { type: 'Replace', pattern: { String: '  ' }, content: ' ' } },
+    { normalizer: { type: 'Sequence', normalizers: [{ type: 'Strip', strip_left: true, strip_right: true },
+                                                    { type: 'NFKC' }] },
+      pre_tokenizer: pre(true, false) },
+  ];
+}
+
+const normalizerTexts = [
+  'e\u0301 cafe\u0301 A\u030a n\u0303o stacked a\u0301\u0302 and composed é ñ',
+  'ﬁnance ＡＢＣ１２３ ① ½ Ⅻ ㎏ x² ﬀ',
+  'New York and new york and NEW YORK, new  york',
+  'two  spaces,  and   three   ',
+  '  leading and trailing  ',
+  '<s>text</s> <mask> and<mask> <pad><unk>',
+];
+
+async function normalizers() {
+  const base = JSON.parse(fs.readFileSync(path.join(cutDir, 'tokenizer.json'), 'utf8'));
+  const texts = [...new Set([...nastyTexts, ...normalizerTexts])];
+  const out = [];
+  for (const [index, variant] of normalizerVariants(base).entries()) {
+    const t = tk.Tokenizer.fromString(JSON.stringify({ ...base, ...variant }));
+    for (const text of texts) {
+      const e = await t.encode(text, null, { addSpecialTokens: true });
+      out.push(JSON.stringify({ variant: index, sections: variant, text, ids: e.getIds(), offsets: e.getOffsets(),
+                                word_ids: e.getWordIds().map(v => (v ?? -1)) }));
+    }
+  }
+  const file = path.join(root, 'tests/text/data/byte_level_normalizer_reference.jsonl');
+  fs.writeFileSync(file, out.join('\n') + '\n');
+  console.error(`wrote ${file}: ${out.length} encodings`);
+}
+
 async function sweep() {
   const cut = tk.Tokenizer.fromString(JSON.stringify(cutModel()));
   const blocks = [];
@@ -267,5 +319,6 @@ async function sweep() {
   else if (mode === 'sweep') await sweep();
   else if (mode === 'classes') writeClasses();
   else if (mode === 'post_processors') await postProcessors();
+  else if (mode === 'normalizers') await normalizers();
   else { console.error(`unknown mode ${mode}`); process.exit(2); }
 })();

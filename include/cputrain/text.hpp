@@ -10,6 +10,7 @@
 #include "cputrain/text/byte_level.hpp"            // IWYU pragma: export
 #include "cputrain/text/byte_level_bpe.hpp"        // IWYU pragma: export
 #include "cputrain/text/byte_level_bpe_files.hpp"  // IWYU pragma: export
+#include "cputrain/text/byte_level_bpe_json.hpp"   // IWYU pragma: export
 #include "cputrain/text/byte_trie.hpp"             // IWYU pragma: export
 #include "cputrain/text/char_classes.hpp"          // IWYU pragma: export
 #include "cputrain/text/char_positions.hpp"        // IWYU pragma: export

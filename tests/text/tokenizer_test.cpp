@@ -18,6 +18,7 @@
 #include "cputrain/text/load_tokenizer.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/tokenizer.hpp"
+#include "cputrain/text/tokenizer_json_writer.hpp"
 #include "support/conformance_data.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tokenizer_json_variant.hpp"
@@ -112,6 +113,50 @@ TEST_CASE("each post-processor of a byte-level tokenizer.json places and trims a
   }
   CHECK(loaded == 7);
   CHECK(records > 250);
+}
+
+TEST_CASE("byte-level files with a normalizer, or added tokens matched after it, encode as Hugging Face's") {
+  // The byte-level cut with its normalizer, pre-tokenizer or added tokens replaced (make_byte_level_reference.cjs
+  // normalizers): NFC as GPT-NeoX's files have it, NFKC with a prefix space, NFD with Lowercase, added tokens marked
+  // normalized (roberta-base's four) with and without a normalizer, Replace, Strip and NFKC without the split pattern.
+  std::ifstream in(data("byte_level_normalizer_reference.jsonl"));
+  REQUIRE(in);
+  std::ifstream base_in(data("gpt2_cut/tokenizer.json"));
+  REQUIRE(base_in);
+  const auto base = nlohmann::ordered_json::parse(base_in);
+  const cputrain::test::temp_dir dir;
+  std::optional<tokenizer> read, written;
+  int loaded = -1;
+  std::size_t records = 0, normalized_added = 0;
+  for (std::string line; std::getline(in, line); ++records) {
+    const auto r = nlohmann::json::parse(line);
+    INFO("sections: " << r["sections"].dump() << "\ntext: " << r["text"].dump());
+    if (r["variant"].get<int>() != loaded) {
+      loaded = r["variant"].get<int>();
+      auto json = base;
+      for (const auto& [key, value] : r["sections"].items()) json[key] = value;
+      const auto file = dir.path() / ("variant-" + std::to_string(loaded) + ".json");
+      std::ofstream(file) << json.dump();
+      read.emplace(load_tokenizer_json(file));
+      // Written back, the file reads back the same tokenizer.
+      const auto& bpe = std::get<byte_level_bpe_tokenizer>(read->get());
+      const auto again = dir.path() / ("written-" + std::to_string(loaded) + ".json");
+      std::ofstream(again) << to_tokenizer_json(bpe, read->specials()).dump();
+      written.emplace(load_tokenizer_json(again));
+    }
+    for (const tokenizer* t : {&*read, &*written}) {
+      const encoding e = t->encode(r["text"].get<std::string>());
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> offsets;
+      for (const auto& span : e.offsets) offsets.emplace_back(span.begin, span.end);
+      CHECK(e.ids == r["ids"].get<std::vector<std::int32_t>>());
+      CHECK(offsets == r["offsets"].get<std::vector<std::pair<std::uint32_t, std::uint32_t>>>());
+      CHECK(e.word_ids == r["word_ids"].get<std::vector<std::int32_t>>());
+    }
+    for (const auto id : r["ids"]) normalized_added += id == 3261;  // "new york", matched after normalizing
+  }
+  CHECK(loaded == 6);
+  CHECK(records > 200);
+  CHECK(normalized_added == 2);  // "new york" in the one text that has it, in both variants that add it
 }
 
 TEST_CASE("pairs and single texts in RoBERTa's layout equal Hugging Face's: <s> A </s></s> B </s>, type ids 0") {

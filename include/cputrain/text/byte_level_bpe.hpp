@@ -1,7 +1,8 @@
 // cputrain::text::byte_level_bpe_tokenizer — GPT-2's and RoBERTa's tokenizer as Hugging Face's tokenizer.json
-// sets it up: added tokens found first, the ByteLevel pre-tokenizer (GPT-2's split, each byte shown as a
-// character of byte_alphabet()), BPE on each piece, and offsets trimmed of the spaces a token starts or ends with
-// (RoBERTa's trim_offsets). Ids and offsets (code points and bytes) equal the reference's; a token that covers part
+// sets it up: added tokens found in the raw text first, the normalizers (none in GPT-2's and RoBERTa's files, NFC
+// in GPT-NeoX's) on each stretch between them and the added tokens marked `normalized` found in the result, the
+// ByteLevel pre-tokenizer (GPT-2's split, each byte shown as a character of byte_alphabet()), BPE on each piece, and
+// offsets trimmed of the spaces a token starts or ends with (RoBERTa's trim_offsets). Ids and offsets (code points and bytes) equal the reference's; a token that covers part
 // of a character's bytes gets that whole character, as there. Thread-safe: encode() is const.
 #pragma once
 
@@ -20,6 +21,8 @@
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/bpe_model.hpp"
 #include "cputrain/text/char_positions.hpp"
+#include "cputrain/text/normalized_text.hpp"
+#include "cputrain/text/normalizer_steps.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/token_sequence.hpp"
 #include "cputrain/text/utf8.hpp"
@@ -31,26 +34,40 @@ struct byte_level_options {
   bool add_prefix_space = false;  // a space before each text that does not start with one (RoBERTa for run_ner)
   bool use_regex = true;          // split with GPT-2's pattern; false: each text is one piece
   bool trim_offsets = true;       // the post-processor's: offsets leave out a token's leading and trailing spaces
+  // The trimming post-processor's own add_prefix_space: the first token keeps one leading space in its offsets.
+  // Unset: as add_prefix_space (files and RobertaTokenizerFast set both alike; a file may set them apart).
+  std::optional<bool> trim_keeps_prefix_space;
+
+  [[nodiscard]] bool keeps_prefix_space() const noexcept { return trim_keeps_prefix_space.value_or(add_prefix_space); }
 };
 
 class byte_level_bpe_tokenizer {
  public:
-  byte_level_bpe_tokenizer(bpe_model model, std::vector<added_token> added, byte_level_options options);
+  byte_level_bpe_tokenizer(bpe_model model, const std::vector<added_token>& added, byte_level_options options,
+                           normalizer_chain normalizer = {});
 
   [[nodiscard]] const bpe_model& model() const noexcept { return model_; }
-  [[nodiscard]] const added_token_matcher& added_tokens() const noexcept { return added_; }
+  [[nodiscard]] const normalizer_chain& normalizer() const noexcept { return normalizer_; }
+  /// Every added token, those matched in the raw text first.
+  [[nodiscard]] std::vector<added_token> added_tokens() const {
+    auto all = added_.tokens();
+    all.insert(all.end(), normalized_added_.tokens().begin(), normalized_added_.tokens().end());
+    return all;
+  }
   [[nodiscard]] const byte_level_options& options() const noexcept { return options_; }
 
   /// The id of `token`: an added token's, else the model's.
   [[nodiscard]] std::optional<std::int32_t> find(std::string_view token) const {
-    for (const auto& t : added_.tokens())
-      if (t.content == token) return t.id;
+    for (const auto* m : {&added_, &normalized_added_})
+      for (const auto& t : m->tokens())
+        if (t.content == token) return t.id;
     return model_.find(token);
   }
   /// The token `id` stands for: an added token's content, else the model's token.
   [[nodiscard]] std::optional<std::string> token(std::int32_t id) const {
-    for (const auto& t : added_.tokens())
-      if (t.id == id) return t.content;
+    for (const auto* m : {&added_, &normalized_added_})
+      for (const auto& t : m->tokens())
+        if (t.id == id) return t.content;
     for (const auto& [text, i] : model_.vocab())
       if (i == id) return text;
     return std::nullopt;
@@ -59,7 +76,8 @@ class byte_level_bpe_tokenizer {
   [[nodiscard]] std::size_t id_count() const noexcept {
     std::size_t n = 0;
     for (const auto& [token, id] : model_.vocab()) n = std::max(n, static_cast<std::size_t>(id) + 1);
-    for (const auto& t : added_.tokens()) n = std::max(n, static_cast<std::size_t>(t.id) + 1);
+    for (const auto* m : {&added_, &normalized_added_})
+      for (const auto& t : m->tokens()) n = std::max(n, static_cast<std::size_t>(t.id) + 1);
     return n;
   }
 
@@ -74,9 +92,68 @@ class byte_level_bpe_tokenizer {
   }
 
  private:
-  // Each piece of GPT-2's split is a word: `word_index` numbers them through the text.
-  void encode_segment(std::string_view text, std::uint32_t begin, std::uint32_t end, const char_positions& positions,
-                      token_sequence& out, std::uint32_t& word_index) const;
+  static added_token_matcher only(const std::vector<added_token>& added, bool normalized) {
+    std::vector<added_token> kept;
+    for (const auto& t : added)
+      if (t.normalized == normalized) kept.push_back(t);
+    return added_token_matcher(std::move(kept));
+  }
+
+  // An added token's offsets: trimmed ones leave out the whitespace lstrip/rstrip took, as RobertaProcessing's
+  // trimming does.
+  [[nodiscard]] text_span added_span(const text_segment& s) const noexcept {
+    return options_.trim_offsets ? text_span{s.begin, s.end} : text_span{s.outer_begin, s.outer_end};
+  }
+
+  // The normalized form of the raw stretch [begin, end) of `text`: its normalized added tokens and the words of the
+  // rest.
+  void encode_normalized(std::string_view text, std::uint32_t begin, std::uint32_t end, const char_positions& positions,
+                         token_sequence& out, std::uint32_t& word_index) const;
+
+  // One stretch without added tokens, `bytes` (the raw text's or a normalized one's): each piece of GPT-2's split (or
+  // the whole, without use_regex) is a word, `word_index` numbering them through the text. `original(from, to)` gives
+  // the original bytes that bytes [from, to) of the stretch came from.
+  template <class Original>
+  void encode_stretch(std::string_view bytes, Original original, const char_positions& positions, token_sequence& out,
+                      std::uint32_t& word_index) const {
+    thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> pieces;
+    pieces.clear();
+    if (bytes.empty()) return;
+    // A prefix space stands before the stretch's first byte and is placed on it.
+    const bool prefix = options_.add_prefix_space && bytes[0] != ' ';
+    const auto size = static_cast<std::uint32_t>(bytes.size());
+    if (options_.use_regex) {
+      thread_local std::string spaced;
+      if (prefix) {
+        spaced.assign(1, ' ');
+        spaced.append(bytes);
+        split_gpt2(spaced, pieces);
+      } else {
+        split_gpt2(bytes, pieces);
+      }
+    } else {
+      pieces.emplace_back(0, size + (prefix ? 1 : 0));
+    }
+    thread_local std::string word;
+    thread_local std::vector<bpe_token> tokens;
+    // Byte b of the piece as a byte of the stretch; the prefix space is the stretch's first byte's.
+    const auto in_stretch = [&](std::uint32_t b) { return prefix ? (b == 0 ? 0 : b - 1) : b; };
+    for (const auto& [piece_begin, piece_end] : pieces) {
+      word.clear();
+      for (std::uint32_t b = piece_begin; b < piece_end; ++b) {
+        const bool virtual_space = prefix && b == 0;
+        word += byte_chars_[virtual_space ? static_cast<unsigned char>(' ')
+                                          : static_cast<unsigned char>(bytes[in_stretch(b)])];
+      }
+      tokens.clear();
+      model_.tokenize(word, tokens);
+      for (const auto& t : tokens) {
+        const text_span o = original(in_stretch(piece_begin + t.begin), in_stretch(piece_begin + t.end - 1) + 1);
+        out.push_back(t.id, positions.chars(o.begin, o.end), positions.whole_bytes(o.begin, o.end), word_index);
+      }
+      ++word_index;
+    }
+  }
 
   // Leading and trailing spaces ('Ġ') of a token's text.
   static std::pair<std::uint8_t, std::uint8_t> spaces_at_ends(std::string_view token) {
@@ -97,7 +174,7 @@ class byte_level_bpe_tokenizer {
       if (lead == 0 && trail == 0) continue;
       text_span& chars = out.offsets[i];
       text_span& bytes = out.byte_offsets[i];
-      if (lead > 0 && options_.add_prefix_space && lead == 1 && (i == first || chars.begin == 0)) lead = 0;
+      if (lead > 0 && options_.keeps_prefix_space() && lead == 1 && (i == first || chars.begin == 0)) lead = 0;
       const std::uint32_t cut_lead = std::min<std::uint32_t>(lead, chars.end - chars.begin);
       chars.begin += cut_lead;
       bytes.begin = std::min(bytes.begin + cut_lead, bytes.end);
@@ -110,16 +187,19 @@ class byte_level_bpe_tokenizer {
   }
 
   bpe_model model_;
-  added_token_matcher added_;
+  added_token_matcher added_;             // matched in the raw text
+  added_token_matcher normalized_added_;  // matched in each normalized stretch
   byte_level_options options_;
+  normalizer_chain normalizer_;
   std::vector<std::pair<std::uint8_t, std::uint8_t>> id_spaces_;  // per model id: leading and trailing spaces
   std::string byte_chars_[256];
 };
 
 #if CPUTRAIN_DEFINE_FUNCTIONS
-CPUTRAIN_DECL byte_level_bpe_tokenizer::byte_level_bpe_tokenizer(bpe_model model, std::vector<added_token> added,
-                                                                 byte_level_options options)
-    : model_(std::move(model)), added_(std::move(added)), options_(options) {
+CPUTRAIN_DECL byte_level_bpe_tokenizer::byte_level_bpe_tokenizer(bpe_model model, const std::vector<added_token>& added,
+                                                                 byte_level_options options, normalizer_chain normalizer)
+    : model_(std::move(model)), added_(only(added, false)), normalized_added_(only(added, true)), options_(options),
+      normalizer_(std::move(normalizer)) {
   for (const auto& [token, id] : model_.vocab()) {
     if (static_cast<std::size_t>(id) >= id_spaces_.size()) id_spaces_.resize(static_cast<std::size_t>(id) + 1);
     id_spaces_[static_cast<std::size_t>(id)] = spaces_at_ends(token);
@@ -139,61 +219,53 @@ CPUTRAIN_DECL void byte_level_bpe_tokenizer::encode(std::string_view text, token
   char_positions positions(text);
   const std::size_t first = out.size();
   std::uint32_t word = 0;
+  const bool normalizes = !normalizer_.steps().empty() || !normalized_added_.tokens().empty();
   for (const auto& s : segments) {
     if (s.token >= 0) {
-      const auto& t = added_.tokens()[static_cast<std::size_t>(s.token)];
-      // Trimmed offsets leave out the whitespace lstrip/rstrip took, as RobertaProcessing's trimming does.
-      const text_span bytes = options_.trim_offsets ? text_span{s.begin, s.end} : text_span{s.outer_begin, s.outer_end};
-      out.push_back(t.id, positions.chars(bytes.begin, bytes.end), bytes, word++);
+      const text_span bytes = added_span(s);
+      out.push_back(added_.tokens()[static_cast<std::size_t>(s.token)].id, positions.chars(bytes.begin, bytes.end),
+                    bytes, word++);
+    } else if (normalizes) {
+      encode_normalized(text, s.begin, s.end, positions, out, word);
     } else {
-      encode_segment(text, s.begin, s.end, positions, out, word);
+      const std::uint32_t begin = s.begin;
+      encode_stretch(
+          text.substr(s.begin, s.end - s.begin),
+          [begin](std::uint32_t from, std::uint32_t to) { return text_span{begin + from, begin + to}; }, positions,
+          out, word);
     }
   }
   if (options_.trim_offsets) trim_offsets(out, first);
 }
 
-CPUTRAIN_DECL void byte_level_bpe_tokenizer::encode_segment(std::string_view text, std::uint32_t begin,
-                                                           std::uint32_t end, const char_positions& positions,
-                                                           token_sequence& out, std::uint32_t& word_index) const {
-  thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> pieces;
-  pieces.clear();
-  // A prefix space stands before the segment's first byte and is placed on it.
-  const bool prefix = options_.add_prefix_space && text[begin] != ' ';
-  if (options_.use_regex) {
-    thread_local std::string spaced;
-    if (prefix) {
-      spaced.assign(1, ' ');
-      spaced.append(text.substr(begin, end - begin));
-      split_gpt2(spaced, pieces);
-    } else {
-      split_gpt2(text.substr(begin, end - begin), pieces);
+CPUTRAIN_DECL void byte_level_bpe_tokenizer::encode_normalized(std::string_view text, std::uint32_t begin,
+                                                             std::uint32_t end, const char_positions& positions,
+                                                             token_sequence& out, std::uint32_t& word_index) const {
+  thread_local normalized_text normalized;
+  thread_local std::vector<text_segment> parts;
+  normalized.assign(text.substr(begin, end - begin));
+  normalizer_.apply(normalized);
+  parts.clear();
+  if (normalized.empty()) return;
+  normalized_added_.split(normalized.str(), parts);
+  // Original bytes of the stretch's normalized bytes [from, to).
+  const auto original = [&](std::size_t from, std::size_t to) {
+    const text_span o = normalized.original(from, to);
+    return text_span{begin + o.begin, begin + o.end};
+  };
+  for (const auto& p : parts) {
+    if (p.token >= 0) {
+      const text_span inner = added_span(p);
+      const text_span o = original(inner.begin, inner.end);
+      out.push_back(normalized_added_.tokens()[static_cast<std::size_t>(p.token)].id, positions.chars(o.begin, o.end),
+                    o, word_index++);
+      continue;
     }
-  } else {
-    pieces.emplace_back(0, end - begin + (prefix ? 1 : 0));
-  }
-  thread_local std::string word;
-  thread_local std::vector<bpe_token> tokens;
-  for (const auto& piece : pieces) {
-    const std::uint32_t piece_begin = piece.first, piece_end = piece.second;  // named: lambdas below use them
-    word.clear();
-    for (std::uint32_t b = piece_begin; b < piece_end; ++b) {
-      const bool virtual_space = prefix && b == 0;
-      const auto byte = virtual_space ? static_cast<unsigned char>(' ')
-                                      : static_cast<unsigned char>(text[begin + b - (prefix ? 1 : 0)]);
-      word += byte_chars_[byte];
-    }
-    tokens.clear();
-    model_.tokenize(word, tokens);
-    for (const auto& t : tokens) {
-      // Bytes of the segment; the prefix space is the segment's first byte's.
-      const auto shift = [&](std::uint32_t i) {
-        const std::uint32_t b = piece_begin + i;
-        return begin + (prefix ? (b == 0 ? 0 : b - 1) : b);
-      };
-      const std::uint32_t from = shift(t.begin), to = shift(t.end - 1) + 1;
-      out.push_back(t.id, positions.chars(from, to), positions.whole_bytes(from, to), word_index);
-    }
-    ++word_index;
+    const std::uint32_t part_begin = p.begin;
+    encode_stretch(
+        std::string_view(normalized.str()).substr(p.begin, p.end - p.begin),
+        [&](std::uint32_t from, std::uint32_t to) { return original(part_begin + from, part_begin + to); },
+        positions, out, word_index);
   }
 }
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS

@@ -19,9 +19,9 @@
 #include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/added_tokens.hpp"
 #include "cputrain/text/byte_level_bpe.hpp"
+#include "cputrain/text/byte_level_bpe_json.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
-#include "cputrain/text/tokenizer_json.hpp"
 
 namespace cputrain::text {
 

@@ -20,6 +20,7 @@
 #include "cputrain/text/load_bert_tokenizer.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/tokenizer.hpp"
+#include "cputrain/text/byte_level_bpe_json.hpp"
 #include "cputrain/text/tokenizer_json.hpp"
 #include "cputrain/text/unigram_files.hpp"
 #include "cputrain/text/unigram_json.hpp"
@@ -78,11 +79,14 @@ inline tokenizer byte_level_from_json(const json_at& root, const std::filesystem
   byte_level_bpe_file f = read_byte_level_bpe(root, file.string());
   // RobertaTokenizerFast and GPT2TokenizerFast set these on the pre-tokenizer and post-processor.
   byte_level_options options = f.tokenizer.options();
-  if (!config["add_prefix_space"].is_null()) options.add_prefix_space = config["add_prefix_space"].boolean(false);
+  if (!config["add_prefix_space"].is_null()) {  // on the pre-tokenizer and the post-processor alike
+    options.add_prefix_space = config["add_prefix_space"].boolean(false);
+    options.trim_keeps_prefix_space = options.add_prefix_space;
+  }
   if (!config["trim_offsets"].is_null() && f.specials.layout == special_layout::roberta)
     options.trim_offsets = config["trim_offsets"].boolean(true);
-  return tokenizer(tokenizer::pipeline(byte_level_bpe_tokenizer(f.tokenizer.model(), f.tokenizer.added_tokens().tokens(),
-                                                                options)),
+  return tokenizer(tokenizer::pipeline(byte_level_bpe_tokenizer(f.tokenizer.model(), f.tokenizer.added_tokens(), options,
+                                                                f.tokenizer.normalizer())),
                    f.specials);
 }
 

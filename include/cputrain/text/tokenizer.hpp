@@ -164,12 +164,14 @@ CPUTRAIN_DECL tokenizer::tokenizer(pipeline p, special_tokens specials)
 
 CPUTRAIN_DECL tokenizer tokenizer::with_add_prefix_space(bool prefix) const {
   const auto* bpe = std::get_if<byte_level_bpe_tokenizer>(pipeline_.get());
-  if (bpe == nullptr || bpe->options().add_prefix_space == prefix) return *this;
+  if (bpe == nullptr || (bpe->options().add_prefix_space == prefix && bpe->options().keeps_prefix_space() == prefix))
+    return *this;
   byte_level_options options = bpe->options();
-  options.add_prefix_space = prefix;
+  options.add_prefix_space = prefix;  // on the pre-tokenizer and the post-processor, as RobertaTokenizerFast sets it
+  options.trim_keeps_prefix_space = prefix;
   tokenizer out(*this);
-  out.pipeline_ = std::make_shared<const pipeline>(byte_level_bpe_tokenizer(bpe->model(), bpe->added_tokens().tokens(),
-                                                                            options));
+  out.pipeline_ = std::make_shared<const pipeline>(
+      byte_level_bpe_tokenizer(bpe->model(), bpe->added_tokens(), options, bpe->normalizer()));
   return out;
 }
 

@@ -1,5 +1,5 @@
-// Reading Hugging Face's tokenizer.json: load_byte_level_bpe(path) builds GPT-2's or RoBERTa's tokenizer from one
-// (ByteLevel pre-tokenizer, BPE model, RoBERTa or ByteLevel post-processor, added tokens). Whatever the file asks
+// Reading Hugging Face's tokenizer.json, what every family's reader shares: json_at (a cursor that names the file and
+// the JSON path in messages), the added tokens, the post-processors, truncation and padding. Whatever the file asks
 // for that cputrain does not implement, or gets wrong, is refused with text_error naming the file, the JSON path
 // and what was expected: a tokenizer that silently differs from the reference would put labels on the wrong tokens.
 #pragma once
@@ -23,20 +23,12 @@
 #include "cputrain/core/json_message.hpp"
 #include "cputrain/core/json_nesting.hpp"
 #include "cputrain/core/separate_compilation.hpp"
-#include "cputrain/text/bpe_model.hpp"
-#include "cputrain/text/byte_level_bpe.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/padding.hpp"
 #include "cputrain/text/text_error.hpp"
 #include "cputrain/text/truncation.hpp"
 
 namespace cputrain::text {
-
-/// A byte-level BPE tokenizer with what tokenizer.json says goes around its texts.
-struct byte_level_bpe_file {
-  byte_level_bpe_tokenizer tokenizer;
-  special_tokens specials;
-};
 
 namespace detail {
 
@@ -118,49 +110,6 @@ CPUTRAIN_DECL std::vector<added_token> read_added_tokens(const json_at& list);
 
 // The readers' helpers are only needed where the functions are defined (core/separate_compilation.hpp).
 #if CPUTRAIN_DEFINE_FUNCTIONS
-/// model.merges in either form tokenizer.json has used: "a b" strings or ["a", "b"] pairs.
-inline std::vector<std::pair<std::string, std::string>> read_merges(const json_at& list) {
-  if (!list.value().is_array()) list.expected("an array of merges");
-  std::vector<std::pair<std::string, std::string>> out;
-  out.reserve(list.value().size());
-  for (std::size_t i = 0; i < list.value().size(); ++i) {
-    const json_at m = list.at(i);
-    if (m.value().is_string()) {
-      const std::string& s = m.value().get_ref<const std::string&>();
-      const auto space = s.find(' ');
-      if (space == std::string::npos || space == 0 || space + 1 == s.size() || s.find(' ', space + 1) != std::string::npos)
-        m.expected("two tokens separated by one space");
-      out.emplace_back(s.substr(0, space), s.substr(space + 1));
-    } else if (m.value().is_array() && m.value().size() == 2 && m.value()[0].is_string() && m.value()[1].is_string()) {
-      out.emplace_back(m.value()[0].get<std::string>(), m.value()[1].get<std::string>());
-    } else {
-      m.expected("\"a b\" or [\"a\", \"b\"]");
-    }
-  }
-  return out;
-}
-
-inline bpe_model read_bpe_model(const json_at& model, const std::string& source) {
-  (void)model.type({"BPE"});
-  const json_at dropout = model["dropout"];
-  if (!dropout.is_null() && !(dropout.value().is_number() && dropout.value().get<double>() == 0.0))
-    dropout.fail("is " + json_text_for_message(dropout.value()) +
-                 ": BPE dropout samples other tokens at random, which cputrain does not do (set it to null)");
-  const json_at vocab = model["vocab"];
-  if (!vocab.value().is_object()) vocab.expected("an object of token ids by token");
-  token_ids ids;
-  ids.reserve(vocab.value().size());
-  for (const auto& [token, id] : vocab.value().items()) ids.emplace(token, vocab.member(token, id).model_id());
-  bpe_options options;
-  options.unk_token = model["unk_token"].optional_string();
-  options.continuing_subword_prefix = model["continuing_subword_prefix"].optional_string().value_or("");
-  options.end_of_word_suffix = model["end_of_word_suffix"].optional_string().value_or("");
-  options.fuse_unk = model["fuse_unk"].boolean(false);
-  options.byte_fallback = model["byte_fallback"].boolean(false);
-  options.ignore_merges = model["ignore_merges"].boolean(false);
-  return bpe_model(std::move(ids), read_merges(model["merges"]), std::move(options), source);
-}
-
 /// The special tokens post_processor.special_tokens[name] stands for: exactly one id.
 inline std::int32_t template_special_id(const json_at& post, const std::string& name) {
   const json_at entry = post["special_tokens"][name.c_str()];
@@ -223,7 +172,8 @@ inline special_tokens read_template_processing(const json_at& post) {
 /// The layout and tokens of a post_processor: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel (which
 /// adds nothing), a Sequence of these, or none. `trim_offsets` receives RobertaProcessing's and ByteLevel's switch
 /// (true when unset); TemplateProcessing, BertProcessing and no post-processor trim nothing.
-CPUTRAIN_DECL special_tokens read_post_processor(const json_at& post, bool* trim_offsets = nullptr);
+CPUTRAIN_DECL special_tokens read_post_processor(const json_at& post, bool* trim_offsets = nullptr,
+                                                bool* keeps_prefix_space = nullptr);
 
 /// tokenizer.json's "truncation": {"max_length", "strategy" (LongestFirst, OnlyFirst, OnlySecond), "stride",
 /// "direction" (Right, Left)}. A stride only matters for overflowing windows, which encode() does not make.
@@ -243,13 +193,9 @@ inline std::size_t padding_length(const json_at& n) {
 /// "pad_id", "pad_type_id" (0: cputrain pads with type id 0), "pad_token"}; its pad_id goes to `pad_id`.
 CPUTRAIN_DECL std::optional<padding_options> read_padding(const json_at& p, std::optional<std::int32_t>& pad_id);
 
-/// The byte-level BPE tokenizer a parsed tokenizer.json describes (`root` is its top level).
-CPUTRAIN_DECL byte_level_bpe_file read_byte_level_bpe(const json_at& root, const std::string& source);
 
 }  // namespace detail
 
-/// Reads a byte-level BPE tokenizer.json (GPT-2, RoBERTa). Throws text_error naming the file and the JSON path.
-CPUTRAIN_DECL byte_level_bpe_file load_byte_level_bpe(const std::filesystem::path& file);
 
 #if CPUTRAIN_DEFINE_FUNCTIONS
 namespace detail {
@@ -290,14 +236,15 @@ CPUTRAIN_DECL std::vector<added_token> read_added_tokens(const json_at& list) {
 }
 
 // A Sequence of post-processors: the offsets are trimmed if any of them trims, and at most one adds special tokens.
-inline special_tokens read_post_processor_sequence(const json_at& post, bool* trim_offsets) {
+inline special_tokens read_post_processor_sequence(const json_at& post, bool* trim_offsets, bool* keeps_prefix_space) {
   const json_at list = post["processors"];
   if (!list.value().is_array()) list.expected("an array of post-processors");
   special_tokens out;
-  bool trims = false;
+  bool trims = false, keeps = false;
   for (std::size_t i = 0; i < list.value().size(); ++i) {
-    bool step_trims = false;
-    special_tokens step = read_post_processor(list.at(i), &step_trims);
+    bool step_trims = false, step_keeps = false;
+    special_tokens step = read_post_processor(list.at(i), &step_trims, &step_keeps);
+    if (step_trims) keeps = step_keeps;
     trims = trims || step_trims;
     if (step.layout == special_layout::none) continue;
     if (out.layout != special_layout::none)
@@ -305,20 +252,22 @@ inline special_tokens read_post_processor_sequence(const json_at& post, bool* tr
     out = step;
   }
   if (trim_offsets) *trim_offsets = trims;
+  if (keeps_prefix_space) *keeps_prefix_space = keeps;
   return out;
 }
 
-CPUTRAIN_DECL special_tokens read_post_processor(const json_at& post, bool* trim_offsets) {
+CPUTRAIN_DECL special_tokens read_post_processor(const json_at& post, bool* trim_offsets, bool* keeps_prefix_space) {
   if (post.is_null()) {
     if (trim_offsets) *trim_offsets = false;
     return {};
   }
   const std::string type =
       post.type({"TemplateProcessing", "BertProcessing", "RobertaProcessing", "ByteLevel", "Sequence"});
-  if (type == "Sequence") return read_post_processor_sequence(post, trim_offsets);
+  if (type == "Sequence") return read_post_processor_sequence(post, trim_offsets, keeps_prefix_space);
   // Only RobertaProcessing and ByteLevel trim; TemplateProcessing and BertProcessing leave the offsets as they are.
-  if (trim_offsets)
-    *trim_offsets = (type == "RobertaProcessing" || type == "ByteLevel") && post["trim_offsets"].boolean(true);
+  const bool trims = type == "RobertaProcessing" || type == "ByteLevel";
+  if (trim_offsets) *trim_offsets = trims && post["trim_offsets"].boolean(true);
+  if (keeps_prefix_space) *keeps_prefix_space = trims && post["add_prefix_space"].boolean(true);
   if (type == "TemplateProcessing") return read_template_processing(post);
   special_tokens out;
   if (type == "ByteLevel") return out;
@@ -370,32 +319,8 @@ CPUTRAIN_DECL std::optional<padding_options> read_padding(const json_at& p, std:
   return o;
 }
 
-CPUTRAIN_DECL byte_level_bpe_file read_byte_level_bpe(const json_at& root, const std::string& source) {
-  if (!root.value().is_object()) root.expected("an object");
-  if (!root["normalizer"].is_null())
-    root["normalizer"].fail("is set, but a byte-level tokenizer here takes none (GPT-2's and RoBERTa's have none)");
-  const json_at pre = root["pre_tokenizer"];
-  (void)pre.type({"ByteLevel"});
-  byte_level_options options;
-  options.add_prefix_space = pre["add_prefix_space"].boolean(true);
-  options.use_regex = pre["use_regex"].boolean(true);
-  special_tokens specials = read_post_processor(root["post_processor"], &options.trim_offsets);
-  byte_level_bpe_tokenizer tokenizer(read_bpe_model(root["model"], source), read_added_tokens(root["added_tokens"]),
-                                     options);
-  // RobertaTokenizerFast's defaults (its model names no unk_token); tokenizer_config.json may name others.
-  const auto& unk = tokenizer.model().options().unk_token;
-  specials.unk = tokenizer.find(unk ? *unk : "<unk>");
-  specials.pad = tokenizer.find("<pad>");
-  specials.mask = tokenizer.find("<mask>");
-  return {std::move(tokenizer), specials};
-}
-
 }  // namespace detail
 
-CPUTRAIN_DECL byte_level_bpe_file load_byte_level_bpe(const std::filesystem::path& file) {
-  const nlohmann::json json = detail::parse_tokenizer_json(file);
-  return detail::read_byte_level_bpe(detail::json_at(file, json, ""), file.string());
-}
 #endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text

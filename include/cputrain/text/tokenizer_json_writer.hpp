@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/separate_compilation.hpp"
+#include "cputrain/text/normalizer_json.hpp"
 #include "cputrain/text/special_tokens.hpp"
 #include "cputrain/text/text_error.hpp"
 
@@ -53,11 +54,11 @@ inline nlohmann::ordered_json post_processor_json(const byte_level_bpe_tokenizer
   const byte_level_options& o = t.options();
   switch (specials.layout) {
     case special_layout::none:
-      return {{"type", "ByteLevel"}, {"add_prefix_space", o.add_prefix_space}, {"trim_offsets", o.trim_offsets},
+      return {{"type", "ByteLevel"}, {"add_prefix_space", o.keeps_prefix_space()}, {"trim_offsets", o.trim_offsets},
               {"use_regex", o.use_regex}};
     case special_layout::roberta:
       return {{"type", "RobertaProcessing"}, {"sep", {sep, specials.sep}}, {"cls", {cls, specials.cls}},
-              {"trim_offsets", o.trim_offsets}, {"add_prefix_space", o.add_prefix_space}};
+              {"trim_offsets", o.trim_offsets}, {"add_prefix_space", o.keeps_prefix_space()}};
     case special_layout::bert:
       return {{"type", "BertProcessing"}, {"sep", {sep, specials.sep}}, {"cls", {cls, specials.cls}}};
   }
@@ -117,8 +118,8 @@ CPUTRAIN_DECL nlohmann::ordered_json to_tokenizer_json(const byte_level_bpe_toke
   return {{"version", "1.0"},
           {"truncation", nullptr},
           {"padding", nullptr},
-          {"added_tokens", detail::added_tokens_json(t.added_tokens().tokens())},
-          {"normalizer", nullptr},
+          {"added_tokens", detail::added_tokens_json(t.added_tokens())},
+          {"normalizer", detail::normalizer_json(t.normalizer())},
           {"pre_tokenizer",
            {{"type", "ByteLevel"}, {"add_prefix_space", o.add_prefix_space}, {"trim_offsets", o.trim_offsets},
             {"use_regex", o.use_regex}}},
