@@ -1,9 +1,10 @@
-// cputrain::text::byte_level_bpe_tokenizer — GPT-2's and RoBERTa's tokenizer as Hugging Face's tokenizer.json
-// sets it up: added tokens found in the raw text first, the normalizers (none in GPT-2's and RoBERTa's files, NFC
-// in GPT-NeoX's) on each stretch between them and the added tokens marked `normalized` found in the result, the
+// cputrain::text::byte_level_bpe_tokenizer — GPT-2's and RoBERTa's tokenizer as Hugging Face's tokenizer.json sets it
+// up: added tokens found in the raw text first, the normalizers (none in GPT-2's and RoBERTa's files, NFC in
+// GPT-NeoX's) on each stretch between them and the added tokens marked `normalized` found in the result, the
 // ByteLevel pre-tokenizer (GPT-2's split, each byte shown as a character of byte_alphabet()), BPE on each piece, and
-// offsets trimmed of the spaces a token starts or ends with (RoBERTa's trim_offsets). Ids and offsets (code points and bytes) equal the reference's; a token that covers part
-// of a character's bytes gets that whole character, as there. Thread-safe: encode() is const.
+// offsets trimmed of the spaces a token starts or ends with (RoBERTa's trim_offsets). Ids and offsets (code points and
+// bytes) equal the reference's; a token that covers part of a character's bytes gets that whole character, as there.
+// Thread-safe: encode() is const.
 #pragma once
 
 #include "cputrain/text/byte_level.hpp"
@@ -197,7 +198,8 @@ class byte_level_bpe_tokenizer {
 
 #if CPUTRAIN_DEFINE_FUNCTIONS
 CPUTRAIN_DECL byte_level_bpe_tokenizer::byte_level_bpe_tokenizer(bpe_model model, const std::vector<added_token>& added,
-                                                                 byte_level_options options, normalizer_chain normalizer)
+                                                                 byte_level_options options,
+                                                                 normalizer_chain normalizer)
     : model_(std::move(model)), added_(only(added, false)), normalized_added_(only(added, true)), options_(options),
       normalizer_(std::move(normalizer)) {
   for (const auto& [token, id] : model_.vocab()) {

@@ -85,8 +85,8 @@ inline tokenizer byte_level_from_json(const json_at& root, const std::filesystem
   }
   if (!config["trim_offsets"].is_null() && f.specials.layout == special_layout::roberta)
     options.trim_offsets = config["trim_offsets"].boolean(true);
-  return tokenizer(tokenizer::pipeline(byte_level_bpe_tokenizer(f.tokenizer.model(), f.tokenizer.added_tokens(), options,
-                                                                f.tokenizer.normalizer())),
+  return tokenizer(tokenizer::pipeline(byte_level_bpe_tokenizer(f.tokenizer.model(), f.tokenizer.added_tokens(),
+                                                                options, f.tokenizer.normalizer())),
                    f.specials);
 }
 

@@ -89,8 +89,8 @@ inline bool bert_added_tokens(const std::vector<added_token>& added, const std::
     if (std::find(tokens.begin(), tokens.end(), name) != tokens.end()) present.insert(name);
   for (const added_token& t : added) {
     if (!present.contains(t.content) || t.normalized || t.lstrip || t.rstrip || t.single_word) return false;
-    if (t.id < 0 || static_cast<std::size_t>(t.id) >= tokens.size() || tokens[static_cast<std::size_t>(t.id)] != t.content)
-      return false;
+    const auto id = static_cast<std::size_t>(t.id);
+    if (t.id < 0 || id >= tokens.size() || tokens[id] != t.content) return false;
     listed.insert(t.content);
   }
   return listed.empty() || listed == present;
