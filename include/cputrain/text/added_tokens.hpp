@@ -2,10 +2,14 @@
 // <mask>, ...), found in the raw text before anything else runs, as Hugging Face's added vocabulary finds them:
 // leftmost-longest (a walk down a trie: as fast with thousands of them as with a few), `single_word` only between
 // non-word characters, `lstrip`/`rstrip` swallowing the whitespace beside them (which then belongs to no token: the
-// token's offsets are its own text).
+// token's offsets are its own text). Those marked `normalized` are found later, in each normalized stretch
+// (added_token_sets keeps the two sets apart).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,6 +102,55 @@ class added_token_matcher {
 
   std::vector<added_token> tokens_;
   byte_trie contents_;  // the tokens' texts; where two are the same, the first
+};
+
+/// A tokenizer.json's added tokens as Hugging Face matches them: those found in the raw text first, and those marked
+/// `normalized`, found in each normalized stretch between the first ones.
+class added_token_sets {
+ public:
+  explicit added_token_sets(const std::vector<added_token>& all)
+      : raw_(only(all, false)), normalized_(only(all, true)) {}
+
+  [[nodiscard]] const added_token_matcher& raw() const noexcept { return raw_; }
+  [[nodiscard]] const added_token_matcher& normalized() const noexcept { return normalized_; }
+  /// Every added token, the raw ones first.
+  [[nodiscard]] std::vector<added_token> all() const {
+    auto out = raw_.tokens();
+    out.insert(out.end(), normalized_.tokens().begin(), normalized_.tokens().end());
+    return out;
+  }
+  /// The id of the added token `content`.
+  [[nodiscard]] std::optional<std::int32_t> find(std::string_view content) const {
+    for (const auto* m : {&raw_, &normalized_})
+      for (const auto& t : m->tokens())
+        if (t.content == content) return t.id;
+    return std::nullopt;
+  }
+  /// The content of the added token with id `id`.
+  [[nodiscard]] std::optional<std::string> content(std::int32_t id) const {
+    for (const auto* m : {&raw_, &normalized_})
+      for (const auto& t : m->tokens())
+        if (t.id == id) return t.content;
+    return std::nullopt;
+  }
+  /// One past the largest id of a model of `model_size` tokens and of the added tokens (Hugging Face's
+  /// len(tokenizer)).
+  [[nodiscard]] std::size_t id_count(std::size_t model_size) const noexcept {
+    for (const auto* m : {&raw_, &normalized_})
+      for (const auto& t : m->tokens()) model_size = std::max(model_size, static_cast<std::size_t>(t.id) + 1);
+    return model_size;
+  }
+
+ private:
+  static added_token_matcher only(const std::vector<added_token>& all, bool normalized) {
+    std::vector<added_token> kept;
+    for (const auto& t : all)
+      if (t.normalized == normalized) kept.push_back(t);
+    return added_token_matcher(std::move(kept));
+  }
+
+  added_token_matcher raw_;
+  added_token_matcher normalized_;
 };
 
 #if CPUTRAIN_DEFINE_FUNCTIONS

@@ -50,25 +50,17 @@ class byte_level_bpe_tokenizer {
   [[nodiscard]] const bpe_model& model() const noexcept { return model_; }
   [[nodiscard]] const normalizer_chain& normalizer() const noexcept { return normalizer_; }
   /// Every added token, those matched in the raw text first.
-  [[nodiscard]] std::vector<added_token> added_tokens() const {
-    auto all = added_.tokens();
-    all.insert(all.end(), normalized_added_.tokens().begin(), normalized_added_.tokens().end());
-    return all;
-  }
+  [[nodiscard]] std::vector<added_token> added_tokens() const { return added_.all(); }
   [[nodiscard]] const byte_level_options& options() const noexcept { return options_; }
 
   /// The id of `token`: an added token's, else the model's.
   [[nodiscard]] std::optional<std::int32_t> find(std::string_view token) const {
-    for (const auto* m : {&added_, &normalized_added_})
-      for (const auto& t : m->tokens())
-        if (t.content == token) return t.id;
+    if (const auto id = added_.find(token)) return id;
     return model_.find(token);
   }
   /// The token `id` stands for: an added token's content, else the model's token.
   [[nodiscard]] std::optional<std::string> token(std::int32_t id) const {
-    for (const auto* m : {&added_, &normalized_added_})
-      for (const auto& t : m->tokens())
-        if (t.id == id) return t.content;
+    if (auto content = added_.content(id)) return content;
     for (const auto& [text, i] : model_.vocab())
       if (i == id) return text;
     return std::nullopt;
@@ -77,9 +69,7 @@ class byte_level_bpe_tokenizer {
   [[nodiscard]] std::size_t id_count() const noexcept {
     std::size_t n = 0;
     for (const auto& [token, id] : model_.vocab()) n = std::max(n, static_cast<std::size_t>(id) + 1);
-    for (const auto* m : {&added_, &normalized_added_})
-      for (const auto& t : m->tokens()) n = std::max(n, static_cast<std::size_t>(t.id) + 1);
-    return n;
+    return added_.id_count(n);
   }
 
   /// Appends the tokens of `text` (no special tokens added) to `out`. Throws text_error for invalid UTF-8 or a
@@ -93,13 +83,6 @@ class byte_level_bpe_tokenizer {
   }
 
  private:
-  static added_token_matcher only(const std::vector<added_token>& added, bool normalized) {
-    std::vector<added_token> kept;
-    for (const auto& t : added)
-      if (t.normalized == normalized) kept.push_back(t);
-    return added_token_matcher(std::move(kept));
-  }
-
   // An added token's offsets: trimmed ones leave out the whitespace lstrip/rstrip took, as RobertaProcessing's
   // trimming does.
   [[nodiscard]] text_span added_span(const text_segment& s) const noexcept {
@@ -188,8 +171,7 @@ class byte_level_bpe_tokenizer {
   }
 
   bpe_model model_;
-  added_token_matcher added_;             // matched in the raw text
-  added_token_matcher normalized_added_;  // matched in each normalized stretch
+  added_token_sets added_;
   byte_level_options options_;
   normalizer_chain normalizer_;
   std::vector<std::pair<std::uint8_t, std::uint8_t>> id_spaces_;  // per model id: leading and trailing spaces
@@ -200,8 +182,7 @@ class byte_level_bpe_tokenizer {
 CPUTRAIN_DECL byte_level_bpe_tokenizer::byte_level_bpe_tokenizer(bpe_model model, const std::vector<added_token>& added,
                                                                  byte_level_options options,
                                                                  normalizer_chain normalizer)
-    : model_(std::move(model)), added_(only(added, false)), normalized_added_(only(added, true)), options_(options),
-      normalizer_(std::move(normalizer)) {
+    : model_(std::move(model)), added_(added), options_(options), normalizer_(std::move(normalizer)) {
   for (const auto& [token, id] : model_.vocab()) {
     if (static_cast<std::size_t>(id) >= id_spaces_.size()) id_spaces_.resize(static_cast<std::size_t>(id) + 1);
     id_spaces_[static_cast<std::size_t>(id)] = spaces_at_ends(token);
@@ -217,16 +198,16 @@ CPUTRAIN_DECL void byte_level_bpe_tokenizer::encode(std::string_view text, token
   check_tokenizer_input(text);
   thread_local std::vector<text_segment> segments;
   segments.clear();
-  added_.split(text, segments);
+  added_.raw().split(text, segments);
   char_positions positions(text);
   const std::size_t first = out.size();
   std::uint32_t word = 0;
-  const bool normalizes = !normalizer_.steps().empty() || !normalized_added_.tokens().empty();
+  const bool normalizes = !normalizer_.steps().empty() || !added_.normalized().empty();
   for (const auto& s : segments) {
     if (s.token >= 0) {
       const text_span bytes = added_span(s);
-      out.push_back(added_.tokens()[static_cast<std::size_t>(s.token)].id, positions.chars(bytes.begin, bytes.end),
-                    bytes, word++);
+      const std::int32_t id = added_.raw().tokens()[static_cast<std::size_t>(s.token)].id;
+      out.push_back(id, positions.chars(bytes.begin, bytes.end), bytes, word++);
     } else if (normalizes) {
       encode_normalized(text, s.begin, s.end, positions, out, word);
     } else {
@@ -249,7 +230,7 @@ CPUTRAIN_DECL void byte_level_bpe_tokenizer::encode_normalized(std::string_view 
   normalizer_.apply(normalized);
   parts.clear();
   if (normalized.empty()) return;
-  normalized_added_.split(normalized.str(), parts);
+  added_.normalized().split(normalized.str(), parts);
   // Original bytes of the stretch's normalized bytes [from, to).
   const auto original = [&](std::size_t from, std::size_t to) {
     const text_span o = normalized.original(from, to);
@@ -259,8 +240,8 @@ CPUTRAIN_DECL void byte_level_bpe_tokenizer::encode_normalized(std::string_view 
     if (p.token >= 0) {
       const text_span inner = added_span(p);
       const text_span o = original(inner.begin, inner.end);
-      out.push_back(normalized_added_.tokens()[static_cast<std::size_t>(p.token)].id, positions.chars(o.begin, o.end),
-                    o, word_index++);
+      const std::int32_t id = added_.normalized().tokens()[static_cast<std::size_t>(p.token)].id;
+      out.push_back(id, positions.chars(o.begin, o.end), o, word_index++);
       continue;
     }
     const std::uint32_t part_begin = p.begin;

@@ -33,21 +33,21 @@ class model_tokenizer {
   [[nodiscard]] const normalizer_chain& normalizer() const noexcept { return pipeline_.normalizer(); }
   [[nodiscard]] const pre_tokenizer_chain& pre_tokenizer() const noexcept { return pipeline_.pre_tokenizer(); }
   /// Every added token, those matched in the raw text first.
-  [[nodiscard]] std::vector<added_token> added_tokens() const { return pipeline_.added_tokens(); }
+  [[nodiscard]] std::vector<added_token> added_tokens() const { return pipeline_.added().all(); }
 
   /// The id of `token`: an added token's, else the model's.
   [[nodiscard]] std::optional<std::int32_t> find(std::string_view token) const {
-    if (const auto id = pipeline_.find_added(token)) return id;
+    if (const auto id = pipeline_.added().find(token)) return id;
     return model_->find(token);
   }
   /// The token `id` stands for: an added token's content, else the model's token.
   [[nodiscard]] std::optional<std::string> token(std::int32_t id) const {
-    if (auto content = pipeline_.added_content(id)) return content;
+    if (auto content = pipeline_.added().content(id)) return content;
     if (id >= 0 && static_cast<std::size_t>(id) < model_->size()) return model_->token(id);
     return std::nullopt;
   }
   /// One past the largest id the model or an added token gives (Hugging Face's len(tokenizer)).
-  [[nodiscard]] std::size_t id_count() const noexcept { return pipeline_.id_count(model_->size()); }
+  [[nodiscard]] std::size_t id_count() const noexcept { return pipeline_.added().id_count(model_->size()); }
 
   /// Appends the tokens of `text` (no special tokens added) to `out`. Throws text_error for invalid UTF-8 or a text
   /// of 4 GiB or more.

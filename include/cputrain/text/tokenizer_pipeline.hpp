@@ -8,7 +8,6 @@
 
 #include "cputrain/text/added_tokens.hpp"
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -33,37 +32,11 @@ class tokenizer_pipeline {
  public:
   tokenizer_pipeline(normalizer_chain normalizer, pre_tokenizer_chain pre_tokenizer,
                      const std::vector<added_token>& added)
-      : normalizer_(std::move(normalizer)), pre_tokenizer_(std::move(pre_tokenizer)),
-        raw_added_(only(added, false)), normalized_added_(only(added, true)) {}
+      : normalizer_(std::move(normalizer)), pre_tokenizer_(std::move(pre_tokenizer)), added_(added) {}
 
   [[nodiscard]] const normalizer_chain& normalizer() const noexcept { return normalizer_; }
   [[nodiscard]] const pre_tokenizer_chain& pre_tokenizer() const noexcept { return pre_tokenizer_; }
-  /// Every added token, those matched in the raw text first.
-  [[nodiscard]] std::vector<added_token> added_tokens() const {
-    auto all = raw_added_.tokens();
-    all.insert(all.end(), normalized_added_.tokens().begin(), normalized_added_.tokens().end());
-    return all;
-  }
-  /// The id of the added token `content`.
-  [[nodiscard]] std::optional<std::int32_t> find_added(std::string_view content) const {
-    for (const auto* m : {&raw_added_, &normalized_added_})
-      for (const auto& t : m->tokens())
-        if (t.content == content) return t.id;
-    return std::nullopt;
-  }
-  /// The content of the added token with id `id`.
-  [[nodiscard]] std::optional<std::string> added_content(std::int32_t id) const {
-    for (const auto* m : {&raw_added_, &normalized_added_})
-      for (const auto& t : m->tokens())
-        if (t.id == id) return t.content;
-    return std::nullopt;
-  }
-  /// One past the largest id a model of `model_size` tokens or an added token gives (Hugging Face's len(tokenizer)).
-  [[nodiscard]] std::size_t id_count(std::size_t model_size) const noexcept {
-    for (const auto* m : {&raw_added_, &normalized_added_})
-      for (const auto& t : m->tokens()) model_size = std::max(model_size, static_cast<std::size_t>(t.id) + 1);
-    return model_size;
-  }
+  [[nodiscard]] const added_token_sets& added() const noexcept { return added_; }
 
   /// Appends the tokens of `text` (no special tokens added) to `out`; `model.tokenize(word, tokens)` appends the
   /// model_tokens of each word. Throws text_error for invalid UTF-8 or a text of 4 GiB or more.
@@ -72,12 +45,12 @@ class tokenizer_pipeline {
     check_tokenizer_input(text);
     thread_local std::vector<text_segment> segments;
     segments.clear();
-    raw_added_.split(text, segments);
+    added_.raw().split(text, segments);
     const char_positions positions(text);
     std::uint32_t word = 0;
     for (const auto& s : segments) {
       if (s.token >= 0) {
-        out.push_back(raw_added_.tokens()[static_cast<std::size_t>(s.token)].id,
+        out.push_back(added_.raw().tokens()[static_cast<std::size_t>(s.token)].id,
                       positions.chars(s.outer_begin, s.outer_end), {s.outer_begin, s.outer_end}, word++);
         continue;
       }
@@ -89,13 +62,6 @@ class tokenizer_pipeline {
   }
 
  private:
-  static added_token_matcher only(const std::vector<added_token>& added, bool normalized) {
-    std::vector<added_token> kept;
-    for (const auto& t : added)
-      if (t.normalized == normalized) kept.push_back(t);
-    return added_token_matcher(std::move(kept));
-  }
-
   // Where the tokens of one normalized stretch go: it starts at byte `shift` of the text.
   template <class Model>
   struct stretch {
@@ -130,10 +96,10 @@ class tokenizer_pipeline {
     thread_local std::vector<text_segment> parts;
     parts.clear();
     if (normalized.empty()) return;
-    normalized_added_.split(normalized.str(), parts);
+    added_.normalized().split(normalized.str(), parts);
     for (const auto& p : parts) {
       if (p.token >= 0) {
-        to.push(normalized_added_.tokens()[static_cast<std::size_t>(p.token)].id,
+        to.push(added_.normalized().tokens()[static_cast<std::size_t>(p.token)].id,
                 normalized.original(p.outer_begin, p.outer_end));
         ++to.word;
       } else if (parts.size() == 1) {
@@ -162,8 +128,7 @@ class tokenizer_pipeline {
 
   normalizer_chain normalizer_;
   pre_tokenizer_chain pre_tokenizer_;
-  added_token_matcher raw_added_;
-  added_token_matcher normalized_added_;
+  added_token_sets added_;
 };
 
 }  // namespace cputrain::text
