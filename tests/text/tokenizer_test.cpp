@@ -152,7 +152,7 @@ TEST_CASE("byte-level files with a normalizer, or added tokens matched after it,
       CHECK(offsets == r["offsets"].get<std::vector<std::pair<std::uint32_t, std::uint32_t>>>());
       CHECK(e.word_ids == r["word_ids"].get<std::vector<std::int32_t>>());
     }
-    for (const auto id : r["ids"]) normalized_added += id == 3261;  // "new york", matched after normalizing
+    for (const auto& id : r["ids"]) normalized_added += id == 3261;  // "new york", matched after normalizing
   }
   CHECK(loaded == 6);
   CHECK(records > 200);
