@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/json_message.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/base64.hpp"
 #include "cputrain/text/precompiled_charsmap.hpp"
 #include "cputrain/text/text_error.hpp"
@@ -27,6 +28,8 @@
 
 namespace cputrain::text::detail {
 
+// Only needed where the readers and writers are defined (core/separate_compilation.hpp).
+#if CPUTRAIN_DEFINE_FUNCTIONS
 /// One character, literally or escaped with a backslash, repeated ("X{n,}" or "X+"): Replace's regexes in the
 /// converters' files. nullopt for any other regex.
 inline std::optional<replace_step> repeated_char_regex(const std::string& regex) {
@@ -157,5 +160,6 @@ inline nlohmann::ordered_json normalizer_json(const normalizer_chain& chain) {
   if (list.size() == 1) return list[0];
   return {{"type", "Sequence"}, {"normalizers", std::move(list)}};
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text::detail

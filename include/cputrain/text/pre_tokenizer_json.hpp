@@ -12,12 +12,18 @@
 #include <nlohmann/json.hpp>
 
 #include "cputrain/core/json_message.hpp"
+#include "cputrain/core/separate_compilation.hpp"
 #include "cputrain/text/metaspace.hpp"
 #include "cputrain/text/tokenizer_json.hpp"
 #include "cputrain/text/utf8.hpp"
 
 namespace cputrain::text::detail {
 
+/// Appends the steps of the pre-tokenizer at `pre` (a Sequence's in order) to `steps`; nothing for null.
+CPUTRAIN_DECL void read_pre_tokenizer(const json_at& pre, std::vector<pre_tokenizer_chain::step>& steps);
+
+// The rest is only needed where the readers and writers are defined (core/separate_compilation.hpp).
+#if CPUTRAIN_DEFINE_FUNCTIONS
 inline metaspace_options read_metaspace(const json_at& pre) {
   metaspace_options options;
   options.replacement = pre["replacement"].string();
@@ -60,8 +66,7 @@ inline split_step read_split(const json_at& pre) {
   return split;
 }
 
-/// Appends the steps of the pre-tokenizer at `pre` (a Sequence's in order) to `steps`; nothing for null.
-inline void read_pre_tokenizer(const json_at& pre, std::vector<pre_tokenizer_chain::step>& steps) {
+CPUTRAIN_DECL void read_pre_tokenizer(const json_at& pre, std::vector<pre_tokenizer_chain::step>& steps) {
   if (pre.is_null()) return;
   const std::string type = pre.type({"Sequence", "Metaspace", "BertPreTokenizer", "Whitespace", "WhitespaceSplit",
                                      "Punctuation", "Digits", "Split", "CharDelimiterSplit", "UnicodeScripts"});
@@ -133,5 +138,6 @@ inline nlohmann::ordered_json pre_tokenizer_json(const pre_tokenizer_chain& chai
   for (const auto& s : chain.steps()) list.push_back(pre_tokenizer_step_json(s));
   return {{"type", "Sequence"}, {"pretokenizers", std::move(list)}};
 }
+#endif  // CPUTRAIN_DEFINE_FUNCTIONS
 
 }  // namespace cputrain::text::detail
